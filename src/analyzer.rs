@@ -1,0 +1,334 @@
+//! The text analyzer shared by the index and the query: one definition of what a "word" is.
+//!
+//! - Splits on whitespace and punctuation; `-`, `_`, `.` and apostrophes join a word only
+//!   between letters or digits.
+//! - A compound word is kept whole **and** split into its parts (camelCase, snake_case,
+//!   kebab-case, dotted): `KotlinCompileDaemon` gives `kotlincompiledaemon` plus `kotlin`,
+//!   `compile`, `daemon`. The whole token sits at the position of the first part and the parts
+//!   take consecutive positions, so phrases over parts still match.
+//! - CJK (Han, kana, Hangul) runs become overlapping character bigrams (a lone character stays a
+//!   unigram), so text without spaces is searchable; nothing is dropped, however long.
+//! - Tokens are lowercased and accents are folded (`café` = `cafe`).
+//! - Tokens longer than [`MAX_TOKEN_CHARS`] are truncated, not dropped, the same way at index
+//!   and query time, so a 5,000-character word is still findable by its text.
+
+use tantivy::tokenizer::{
+    AsciiFoldingFilter, LowerCaser, TextAnalyzer, Token, TokenStream, Tokenizer,
+};
+
+/// Bumped whenever tokenization changes: a stored index of another version is rebuilt.
+pub const ANALYZER_VERSION: u32 = 1;
+/// Name under which the analyzer is registered with tantivy.
+pub const NAME: &str = "vault";
+/// Longer tokens are cut to this many characters.
+pub const MAX_TOKEN_CHARS: usize = 64;
+
+/// The analyzer: [`VaultTokenizer`] → lowercase → fold accents.
+pub fn text_analyzer() -> TextAnalyzer {
+    TextAnalyzer::builder(VaultTokenizer::default())
+        .filter(LowerCaser)
+        .filter(AsciiFoldingFilter)
+        .build()
+}
+
+/// Tokenizes `text` into owned tokens (positions, offsets, `position_length` kept).
+pub fn analyze(analyzer: &mut TextAnalyzer, text: &str) -> Vec<Token> {
+    let mut out = Vec::new();
+    let mut stream = analyzer.token_stream(text);
+    while stream.advance() {
+        out.push(stream.token().clone());
+    }
+    out
+}
+
+/// The splitting step; see the module documentation.
+#[derive(Clone, Default, Debug)]
+pub struct VaultTokenizer {
+    tokens: Vec<Token>,
+}
+
+/// Streams the tokens [`VaultTokenizer`] prepared.
+#[derive(Debug)]
+pub struct VaultTokenStream<'a> {
+    tokens: &'a mut Vec<Token>,
+    next: usize,
+}
+
+impl Tokenizer for VaultTokenizer {
+    type TokenStream<'a> = VaultTokenStream<'a>;
+
+    fn token_stream<'a>(&'a mut self, text: &'a str) -> VaultTokenStream<'a> {
+        self.tokens.clear();
+        split(text, &mut self.tokens);
+        VaultTokenStream {
+            tokens: &mut self.tokens,
+            next: 0,
+        }
+    }
+}
+
+impl TokenStream for VaultTokenStream<'_> {
+    fn advance(&mut self) -> bool {
+        if self.next < self.tokens.len() {
+            self.next += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn token(&self) -> &Token {
+        &self.tokens[self.next - 1]
+    }
+
+    fn token_mut(&mut self) -> &mut Token {
+        &mut self.tokens[self.next - 1]
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Class {
+    Word,
+    Cjk,
+    Joiner,
+    Other,
+}
+
+fn class(c: char) -> Class {
+    if is_cjk(c) {
+        Class::Cjk
+    } else if c.is_alphanumeric() {
+        Class::Word
+    } else if matches!(c, '-' | '_' | '.' | '\'' | '\u{2019}') {
+        Class::Joiner
+    } else {
+        Class::Other
+    }
+}
+
+/// Han, kana and Hangul: scripts written without spaces between words (Hangul has spaces, but
+/// bigrams also serve its agglutinated words).
+pub fn is_cjk(c: char) -> bool {
+    matches!(c as u32,
+        0x3040..=0x30FF   // Hiragana, Katakana
+        | 0x31F0..=0x31FF // Katakana phonetic extensions
+        | 0x3400..=0x4DBF // CJK Extension A
+        | 0x4E00..=0x9FFF // CJK Unified Ideographs
+        | 0xF900..=0xFAFF // CJK Compatibility Ideographs
+        | 0xFF66..=0xFF9F // Halfwidth Katakana
+        | 0x1100..=0x11FF // Hangul Jamo
+        | 0xAC00..=0xD7AF // Hangul syllables
+        | 0x20000..=0x2FFFF // CJK Extensions B–F
+    )
+}
+
+fn char_at(text: &str, i: usize) -> Option<char> {
+    text.get(i..).and_then(|t| t.chars().next())
+}
+
+fn split(text: &str, out: &mut Vec<Token>) {
+    let mut position = 0usize;
+    let mut i = 0usize;
+    while let Some(c) = char_at(text, i) {
+        match class(c) {
+            Class::Word => {
+                let start = i;
+                let mut j = i + c.len_utf8();
+                while let Some(d) = char_at(text, j) {
+                    match class(d) {
+                        Class::Word => j += d.len_utf8(),
+                        Class::Joiner
+                            if char_at(text, j + d.len_utf8())
+                                .is_some_and(|e| class(e) == Class::Word) =>
+                        {
+                            j += d.len_utf8()
+                        }
+                        _ => break,
+                    }
+                }
+                emit_word(text, start, j, &mut position, out);
+                i = j;
+            }
+            Class::Cjk => {
+                let start = i;
+                let mut j = i + c.len_utf8();
+                while let Some(d) = char_at(text, j).filter(|d| class(*d) == Class::Cjk) {
+                    j += d.len_utf8();
+                }
+                emit_cjk(text, start, j, &mut position, out);
+                i = j;
+            }
+            Class::Joiner | Class::Other => i += c.len_utf8(),
+        }
+    }
+}
+
+fn push(out: &mut Vec<Token>, text: &str, from: usize, to: usize, position: usize, len: usize) {
+    let slice = &text[from..to];
+    let cut = slice
+        .char_indices()
+        .nth(MAX_TOKEN_CHARS)
+        .map_or(slice, |(i, _)| &slice[..i]);
+    out.push(Token {
+        offset_from: from,
+        offset_to: to,
+        position,
+        text: cut.to_string(),
+        position_length: len,
+    });
+}
+
+/// Words longer than this many bytes are not split into parts (they are truncated anyway).
+const MAX_SPLIT_BYTES: usize = 1024;
+
+/// Emits the word `text[start..end]` (letters, digits and inner joiners) and, for a compound,
+/// its parts.
+fn emit_word(text: &str, start: usize, end: usize, position: &mut usize, out: &mut Vec<Token>) {
+    let parts = if end - start <= MAX_SPLIT_BYTES {
+        word_parts(text, start, end)
+    } else {
+        Vec::new()
+    };
+    if parts.len() > 1 {
+        push(out, text, start, end, *position, parts.len());
+        for (k, &(from, to)) in parts.iter().enumerate() {
+            push(out, text, from, to, *position + k, 1);
+        }
+        *position += parts.len();
+    } else {
+        push(out, text, start, end, *position, 1);
+        *position += 1;
+    }
+}
+
+/// Byte ranges of a word's parts. Boundaries: joiners, lower→Upper, and the last capital of an
+/// acronym before a lowercase letter (`HTTPServer` → `HTTP`, `Server`).
+fn word_parts(text: &str, start: usize, end: usize) -> Vec<(usize, usize)> {
+    let word: Vec<(usize, char)> = text[start..end]
+        .char_indices()
+        .map(|(o, c)| (o + start, c))
+        .collect();
+    let mut parts = Vec::new();
+    let mut part_start: Option<usize> = None;
+    for k in 0..word.len() {
+        let (off, c) = word[k];
+        if class(c) == Class::Joiner {
+            if let Some(s) = part_start.take() {
+                parts.push((s, off));
+            }
+            continue;
+        }
+        match part_start {
+            Some(s) => {
+                let prev = word[k - 1].1;
+                let next = word.get(k + 1).map(|&(_, c)| c);
+                let camel = (prev.is_lowercase() && c.is_uppercase())
+                    || (prev.is_uppercase()
+                        && c.is_uppercase()
+                        && next.is_some_and(char::is_lowercase));
+                if camel {
+                    parts.push((s, off));
+                    part_start = Some(off);
+                }
+            }
+            None => part_start = Some(off),
+        }
+    }
+    if let Some(s) = part_start {
+        parts.push((s, end));
+    }
+    parts
+}
+
+/// Emits overlapping bigrams of the CJK run `text[start..end]` (one character stays a unigram).
+fn emit_cjk(text: &str, start: usize, end: usize, position: &mut usize, out: &mut Vec<Token>) {
+    let mut offs = text[start..end].char_indices().map(|(o, _)| o + start);
+    let Some(mut a) = offs.next() else { return };
+    let Some(mut b) = offs.next() else {
+        push(out, text, start, end, *position, 1);
+        *position += 1;
+        return;
+    };
+    loop {
+        let next = offs.next();
+        let to = next.unwrap_or(end);
+        push(out, text, a, to, *position, 1);
+        *position += 1;
+        match next {
+            Some(n) => {
+                a = b;
+                b = n;
+            }
+            None => break,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(s: &str) -> Vec<String> {
+        analyze(&mut text_analyzer(), s)
+            .into_iter()
+            .map(|t| t.text)
+            .collect()
+    }
+
+    #[test]
+    fn lowercases_and_folds() {
+        assert_eq!(texts("Café  NAÏVE"), ["cafe", "naive"]);
+    }
+
+    #[test]
+    fn compounds_keep_whole_and_parts() {
+        assert_eq!(
+            texts("KotlinCompileDaemon"),
+            ["kotlincompiledaemon", "kotlin", "compile", "daemon"]
+        );
+        assert_eq!(
+            texts("snake_case_fn"),
+            ["snake_case_fn", "snake", "case", "fn"]
+        );
+        assert_eq!(texts("trace-cmd"), ["trace-cmd", "trace", "cmd"]);
+        assert_eq!(texts("HTTPServer"), ["httpserver", "http", "server"]);
+        assert_eq!(texts("-leading trailing-"), ["leading", "trailing"]);
+    }
+
+    #[test]
+    fn compound_positions_are_consecutive() {
+        let toks = analyze(&mut text_analyzer(), "run trace-cmd now");
+        let pos: Vec<(String, usize)> = toks.into_iter().map(|t| (t.text, t.position)).collect();
+        assert_eq!(
+            pos,
+            [
+                ("run".into(), 0),
+                ("trace-cmd".into(), 1),
+                ("trace".into(), 1),
+                ("cmd".into(), 2),
+                ("now".into(), 3)
+            ]
+        );
+    }
+
+    #[test]
+    fn cjk_bigrams_never_dropped() {
+        assert_eq!(texts("東京都"), ["東京", "京都"]);
+        assert_eq!(texts("日"), ["日"]);
+        let long = "漢".repeat(5000);
+        assert_eq!(texts(&long).len(), 4999);
+    }
+
+    #[test]
+    fn punctuation_only_gives_nothing() {
+        assert!(texts("!!! ... --- ***").is_empty());
+    }
+
+    #[test]
+    fn long_words_are_truncated_not_dropped() {
+        let w = "x".repeat(5000);
+        let t = texts(&w);
+        assert_eq!(t.len(), 1);
+        assert_eq!(t[0].chars().count(), MAX_TOKEN_CHARS);
+    }
+}

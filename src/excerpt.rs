@@ -1,0 +1,226 @@
+//! One clean line of context around a match, and the line number an agent can jump to.
+//!
+//! Both engines end here: the local engine cuts an excerpt from the note's text, the
+//! Omnisearch engine cleans the plugin's HTML-escaped excerpt. Either way an agent gets one
+//! line of plain text, never `<br>`, `&amp;` or a raw newline.
+
+/// Characters kept before the match.
+pub const BEFORE: usize = 70;
+/// Characters kept from the match on.
+pub const AFTER: usize = 130;
+
+/// Cuts `BEFORE` characters before and `AFTER` from byte offset `pos` of `text` (clamped to a
+/// char boundary), flattens whitespace to single spaces and marks cuts with `...`.
+pub fn make_excerpt(text: &str, pos: usize) -> String {
+    let pos = floor_char_boundary(text, pos.min(text.len()));
+    let start = text[..pos]
+        .char_indices()
+        .rev()
+        .nth(BEFORE - 1)
+        .map_or(0, |(i, _)| i);
+    let end = text[pos..]
+        .char_indices()
+        .nth(AFTER)
+        .map_or(text.len(), |(i, _)| pos + i);
+    let mut out = String::with_capacity(end - start + 6);
+    if start > 0 {
+        out.push_str("...");
+    }
+    push_flattened(&mut out, &text[start..end]);
+    if end < text.len() {
+        out.push_str("...");
+    }
+    out
+}
+
+/// Appends `s` with every run of whitespace (and control characters) turned into one space and
+/// the ends trimmed.
+fn push_flattened(out: &mut String, s: &str) {
+    let mut pending_space = false;
+    let base = out.len();
+    for c in s.chars() {
+        if c.is_whitespace() || c.is_control() {
+            pending_space = out.len() > base;
+        } else {
+            if pending_space {
+                out.push(' ');
+                pending_space = false;
+            }
+            out.push(c);
+        }
+    }
+}
+
+/// Flattens whitespace of arbitrary text into one trimmed line.
+pub fn flatten(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    push_flattened(&mut out, s);
+    out
+}
+
+/// The largest char boundary `<= i`.
+pub fn floor_char_boundary(s: &str, mut i: usize) -> usize {
+    if i >= s.len() {
+        return s.len();
+    }
+    while !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+/// 1-based line number of byte offset `pos` (`\n`, `\r\n` and lone `\r` all end a line).
+pub fn line_of(text: &str, pos: usize) -> u64 {
+    let head = &text.as_bytes()[..pos.min(text.len())];
+    let mut line = 1u64;
+    let mut prev_cr = false;
+    for &b in head {
+        match b {
+            b'\n' if prev_cr => prev_cr = false,
+            b'\n' => line += 1,
+            b'\r' => {
+                line += 1;
+                prev_cr = true;
+            }
+            _ => prev_cr = false,
+        }
+    }
+    line
+}
+
+/// Converts an offset in UTF-16 code units (what JavaScript's string indices count) to a byte
+/// offset of the same text; `None` when it lies past the end.
+pub fn utf16_to_byte_offset(text: &str, units: usize) -> Option<usize> {
+    let mut seen = 0usize;
+    for (i, c) in text.char_indices() {
+        if seen >= units {
+            return Some(i);
+        }
+        seen += c.len_utf16();
+    }
+    (seen >= units).then_some(text.len())
+}
+
+/// Turns Omnisearch's HTML-escaped excerpt into plain text: `<br>` and other tags become spaces,
+/// entities are unescaped, whitespace collapses to one line.
+pub fn clean_html_excerpt(html: &str) -> String {
+    let mut stripped = String::with_capacity(html.len());
+    let mut rest = html;
+    while let Some(lt) = rest.find('<') {
+        stripped.push_str(&rest[..lt]);
+        match rest[lt..].find('>') {
+            Some(gt) => {
+                stripped.push(' ');
+                rest = &rest[lt + gt + 1..];
+            }
+            None => {
+                stripped.push_str(&rest[lt..]);
+                rest = "";
+            }
+        }
+    }
+    stripped.push_str(rest);
+    flatten(&unescape_entities(&stripped))
+}
+
+/// Unescapes the entities an HTML escaper produces: the five named ones, `&nbsp;`, `&apos;` and
+/// numeric references. Unknown or malformed references are kept verbatim.
+pub fn unescape_entities(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(amp) = rest.find('&') {
+        out.push_str(&rest[..amp]);
+        let tail = &rest[amp..];
+        let decoded = tail
+            .get(1..tail.len().min(12))
+            .and_then(|t| t.find(';').map(|semi| (&t[..semi], semi + 2)))
+            .and_then(|(name, len)| decode_entity(name).map(|c| (c, len)));
+        match decoded {
+            Some((c, len)) => {
+                out.push(c);
+                rest = &tail[len..];
+            }
+            None => {
+                out.push('&');
+                rest = &tail[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+fn decode_entity(name: &str) -> Option<char> {
+    match name {
+        "amp" => Some('&'),
+        "lt" => Some('<'),
+        "gt" => Some('>'),
+        "quot" => Some('"'),
+        "apos" => Some('\''),
+        "nbsp" => Some(' '),
+        _ => {
+            let num = name.strip_prefix('#')?;
+            let code = match num.strip_prefix(['x', 'X']) {
+                Some(hex) => u32::from_str_radix(hex, 16).ok()?,
+                None => num.parse::<u32>().ok()?,
+            };
+            char::from_u32(code).filter(|c| *c != '\0')
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cleans_omnisearch_html() {
+        let h = "# Debug&lt;br>**Project:** `x &amp;&amp; y` &quot;q&quot; &#039;s&#039;<br>next  line…";
+        assert_eq!(
+            clean_html_excerpt(h),
+            "# Debug<br>**Project:** `x && y` \"q\" 's' next line…"
+        );
+        assert_eq!(
+            clean_html_excerpt("a<br>b<span class=\"x\">c</span>"),
+            "a b c"
+        );
+        assert_eq!(
+            clean_html_excerpt("a & b &bogus; &#x41;"),
+            "a & b &bogus; A"
+        );
+    }
+
+    #[test]
+    fn excerpt_window_and_ellipses() {
+        let text = format!("{}MATCH{}", "a".repeat(100), "b".repeat(200));
+        let e = make_excerpt(&text, 100);
+        assert!(e.starts_with("...") && e.ends_with("..."));
+        assert_eq!(e.chars().count(), 3 + 70 + 130 + 3);
+        assert_eq!(make_excerpt("short\n\ntext", 0), "short text");
+    }
+
+    #[test]
+    fn excerpt_never_splits_utf8() {
+        let text = "é".repeat(300);
+        let e = make_excerpt(&text, 301); // inside a char
+        assert!(e.contains('é'));
+    }
+
+    #[test]
+    fn utf16_offsets() {
+        let t = "😀 日本 x";
+        // 😀 is 2 UTF-16 units, then space, 日, 本, space, x
+        assert_eq!(utf16_to_byte_offset(t, 0), Some(0));
+        assert_eq!(utf16_to_byte_offset(t, 2), Some(4));
+        assert_eq!(utf16_to_byte_offset(t, 6), Some(t.len() - 1));
+        assert_eq!(utf16_to_byte_offset(t, 99), None);
+    }
+
+    #[test]
+    fn lines() {
+        assert_eq!(line_of("a\nb\r\nc\rd", 0), 1);
+        assert_eq!(line_of("a\nb\r\nc\rd", 2), 2);
+        assert_eq!(line_of("a\nb\r\nc\rd", 5), 3);
+        assert_eq!(line_of("a\nb\r\nc\rd", 7), 4);
+    }
+}

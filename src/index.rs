@@ -1,0 +1,480 @@
+//! Builds and updates the local index: walk the vault, compare, read and hash only what
+//! changed, write, commit atomically.
+//!
+//! Per note the index keeps `(path, size, mtime, blake3)` next to the document itself, so the
+//! bookkeeping commits atomically with the documents:
+//! - same size and mtime → the file is not even read;
+//! - otherwise it is read and hashed: same hash → nothing to re-index; new hash → upsert
+//!   (`delete_term` on the path + `add_document`); gone from disk → delete;
+//! - a note modified within [`RACY_WINDOW_NS`] of the previous run's start is hashed again even
+//!   when size and mtime agree (its mtime may not have ticked between two writes).
+//!
+//! A commit happens only when something changed. A killed run leaves the last commit intact,
+//! and because the next run diffs the disk against what the index holds, it converges to
+//! exactly what a fresh `--rebuild` gives.
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{ErrorKind, Read};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use tantivy::indexer::NoMergePolicy;
+use tantivy::schema::Value;
+use tantivy::{DocAddress, Index, IndexWriter, ReloadPolicy, TantivyDocument, Term};
+use walkdir::WalkDir;
+
+use crate::config::IndexConfig;
+use crate::error::EngineError;
+use crate::note;
+use crate::output::{round_to, IndexReport, SkippedFile};
+use crate::schema::{self, Fields};
+use crate::store::{self, Payload, Store, WriterLock};
+
+/// Notes modified less than this before the previous run started are hashed again.
+pub const RACY_WINDOW_NS: i64 = 2_000_000_000;
+/// Merge when a commit leaves more segments than this.
+pub const MAX_SEGMENTS: usize = 8;
+/// Merge when more than this share of the documents are deleted.
+pub const MAX_DELETED_RATIO: f64 = 0.2;
+/// Writer heap for a full build (split across the indexing threads).
+const BUILD_HEAP_BYTES: usize = 96 * 1024 * 1024;
+/// Writer heap for an incremental update (few documents).
+const UPDATE_HEAP_BYTES: usize = 32 * 1024 * 1024;
+
+/// `vault-search index`: build or update the index of `vault` below `cache_dir`.
+pub fn run(vault: &Path, cache_dir: Option<&Path>, cfg: &IndexConfig) -> Result<IndexReport> {
+    let started = Instant::now();
+    let cache_dir = cache_dir.context(
+        "no cache directory on this system: pass --cache-dir DIR or set VAULT_SEARCH_CACHE_DIR",
+    )?;
+    let store = Store::new(cache_dir, vault);
+    store.ensure_root()?;
+    let Some(lock) = store.try_lock()? else {
+        return Ok(IndexReport {
+            busy: true,
+            index_dir: store.root.display().to_string(),
+            ..IndexReport::default()
+        });
+    };
+    let (_, mut report) = update(&store, &lock, vault, cfg.max_note_bytes, cfg.rebuild)?;
+    report.elapsed_seconds = round_to(started.elapsed().as_secs_f64(), 3);
+    Ok(report)
+}
+
+/// Brings the store's index up to date with the vault (holding the writer lock) and returns
+/// it. A missing or incompatible index is built from scratch into a fresh directory.
+pub fn update(
+    store: &Store,
+    _lock: &WriterLock,
+    vault: &Path,
+    max_note_bytes: u64,
+    rebuild: bool,
+) -> Result<(Index, IndexReport)> {
+    let existing = if rebuild {
+        None
+    } else {
+        match store.open_current() {
+            Ok(found) => found,
+            Err(EngineError::IndexIncompatible(why)) => {
+                eprintln!("vault-search: rebuilding the index ({why})");
+                None
+            }
+            Err(e) => return Err(e.into()),
+        }
+    };
+    match existing {
+        Some((index, payload)) => {
+            let dir = store.current_dir().unwrap_or_else(|| store.root.clone());
+            let report = sync(&index, Some(&payload), vault, max_note_bytes, &dir)?;
+            Ok((index, report))
+        }
+        None => {
+            let (index, dir) = store.create_fresh()?;
+            let mut report = sync(&index, None, vault, max_note_bytes, &dir)?;
+            store.publish(&dir)?;
+            report.rebuilt = true;
+            Ok((index, report))
+        }
+    }
+}
+
+/// Builds a throwaway index of `vault` in memory (when no cache directory is usable).
+pub fn build_in_memory(vault: &Path, max_note_bytes: u64) -> Result<(Index, IndexReport)> {
+    let index = Index::create_in_ram(schema::fields().schema.clone());
+    store::register_analyzer(&index);
+    let mut report = sync(&index, None, vault, max_note_bytes, Path::new(""))?;
+    report.rebuilt = true;
+    Ok((index, report))
+}
+
+/// A Markdown file found on disk.
+#[derive(Debug)]
+struct DiskNote {
+    rel: String,
+    abs: PathBuf,
+    size: u64,
+    mtime_ns: i64,
+}
+
+/// What the index holds for one path.
+#[derive(Debug, Clone, Copy)]
+struct Known {
+    size: u64,
+    mtime_ns: i64,
+    addr: DocAddress,
+}
+
+/// Diffs the vault against `index` and writes the difference. `payload` is the last commit's
+/// (None for a fresh index).
+fn sync(
+    index: &Index,
+    payload: Option<&Payload>,
+    vault: &Path,
+    max_note_bytes: u64,
+    dir: &Path,
+) -> Result<IndexReport> {
+    let run_started_ns = store::now_ns();
+    let fields = schema::fields();
+    let reader = index
+        .reader_builder()
+        .reload_policy(ReloadPolicy::Manual)
+        .try_into()
+        .context("cannot read the index")?;
+    let searcher = reader.searcher();
+    let mut known = manifest(&searcher, fields)?;
+    let racy_after = payload.map_or(i64::MIN, |p| p.run_started_ns - RACY_WINDOW_NS);
+
+    let mut report = IndexReport {
+        index_dir: dir.display().to_string(),
+        ..IndexReport::default()
+    };
+    let (disk, walk_skipped) = walk(vault);
+    report.skipped_files = walk_skipped;
+
+    let mut writer: Option<IndexWriter> = None;
+    let heap = if payload.is_none() {
+        BUILD_HEAP_BYTES
+    } else {
+        UPDATE_HEAP_BYTES
+    };
+    let mut changed = false;
+    let mut live: u64 = 0;
+    for note in disk {
+        let previous = known.remove(&note.rel);
+        if let Some(k) = previous {
+            if k.size == note.size && k.mtime_ns == note.mtime_ns && k.mtime_ns < racy_after {
+                report.unchanged += 1;
+                live += 1;
+                continue;
+            }
+        }
+        let bytes = match read_capped(&note.abs, max_note_bytes) {
+            Ok(b) => b,
+            Err(reason) => {
+                report.skipped_files.push(SkippedFile {
+                    path: note.rel.clone(),
+                    reason,
+                });
+                if previous.is_some() {
+                    writer_for(index, &mut writer, heap)?
+                        .delete_term(Term::from_field_text(fields.path, &note.rel));
+                    report.removed += 1;
+                    changed = true;
+                }
+                continue;
+            }
+        };
+        let hash = blake3::hash(&bytes);
+        if let Some(k) = previous {
+            let old: TantivyDocument = searcher.doc(k.addr).context("reading a stored note")?;
+            let same = old
+                .get_first(fields.hash)
+                .and_then(|v| v.as_bytes())
+                .is_some_and(|h| h == hash.as_bytes());
+            let stat_same = k.size == note.size && k.mtime_ns == note.mtime_ns;
+            if same && stat_same {
+                report.unchanged += 1;
+                live += 1;
+                continue;
+            }
+            // Same content under a new mtime is re-written too (counted as unchanged), so the
+            // next freshness check can skip it by stat instead of reading it every time.
+            if same {
+                report.unchanged += 1;
+            } else {
+                report.updated += 1;
+            }
+            writer_for(index, &mut writer, heap)?
+                .delete_term(Term::from_field_text(fields.path, &note.rel));
+        } else {
+            report.added += 1;
+        }
+        let text = decode(&bytes);
+        let doc = note_document(fields, &note, &text, hash.as_bytes());
+        writer_for(index, &mut writer, heap)?
+            .add_document(doc)
+            .context("adding a note to the index")?;
+        changed = true;
+        live += 1;
+    }
+    for (path, _) in known {
+        writer_for(index, &mut writer, heap)?
+            .delete_term(Term::from_field_text(fields.path, &path));
+        report.removed += 1;
+        changed = true;
+    }
+    report.notes = live;
+    report.skipped = report.skipped_files.len() as u64;
+
+    if payload.is_none() {
+        // A fresh index always gets a commit (even an empty vault), so it carries a payload.
+        changed = true;
+        writer_for(index, &mut writer, heap)?;
+    }
+    if let (true, Some(mut w)) = (changed, writer) {
+        let payload = Payload {
+            format: schema::index_format(),
+            run_started_ns,
+            vault: vault.display().to_string(),
+        };
+        let payload_json = serde_json::to_string(&payload)?;
+        let mut prepared = w.prepare_commit().context("preparing the index commit")?;
+        prepared.set_payload(&payload_json);
+        prepared.commit().context("committing the index")?;
+        maybe_merge(index, &mut w)?;
+        w.wait_merging_threads()
+            .context("waiting for index merges")?;
+        store::privatize_dir(dir);
+    }
+    Ok(report)
+}
+
+fn writer_for<'a>(
+    index: &Index,
+    slot: &'a mut Option<IndexWriter>,
+    heap: usize,
+) -> Result<&'a mut IndexWriter> {
+    if slot.is_none() {
+        let threads = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .clamp(1, 2);
+        let threads = if heap <= UPDATE_HEAP_BYTES {
+            1
+        } else {
+            threads
+        };
+        let w: IndexWriter = index
+            .writer_with_num_threads(threads, heap)
+            .context("cannot open the index for writing")?;
+        w.set_merge_policy(Box::new(NoMergePolicy));
+        *slot = Some(w);
+    }
+    match slot.as_mut() {
+        Some(w) => Ok(w),
+        None => bail!("index writer unavailable"),
+    }
+}
+
+/// Merges when segments pile up (all but the largest) or too many documents are deleted (all).
+fn maybe_merge(index: &Index, writer: &mut IndexWriter) -> Result<()> {
+    let metas = index
+        .searchable_segment_metas()
+        .context("listing index segments")?;
+    let max_doc: u64 = metas.iter().map(|m| u64::from(m.max_doc())).sum();
+    let deleted: u64 = metas.iter().map(|m| u64::from(m.num_deleted_docs())).sum();
+    let ratio = if max_doc == 0 {
+        0.0
+    } else {
+        deleted as f64 / max_doc as f64
+    };
+    let mut ids: Vec<_> = if ratio > MAX_DELETED_RATIO {
+        metas.iter().map(|m| m.id()).collect()
+    } else if metas.len() > MAX_SEGMENTS {
+        let mut by_size = metas.clone();
+        by_size.sort_by_key(|m| std::cmp::Reverse(m.num_docs()));
+        by_size.iter().skip(1).map(|m| m.id()).collect()
+    } else {
+        Vec::new()
+    };
+    if ids.len() >= 2 || (ids.len() == 1 && deleted > 0) {
+        ids.sort();
+        writer
+            .merge(&ids)
+            .wait()
+            .context("merging index segments")?;
+        let _ = writer.garbage_collect_files().wait();
+    }
+    Ok(())
+}
+
+/// `(path, size, mtime, address)` of every live document, read from the fast fields.
+fn manifest(searcher: &tantivy::Searcher, fields: &Fields) -> Result<HashMap<String, Known>> {
+    let mut out = HashMap::with_capacity(searcher.num_docs() as usize);
+    let name = |f| fields.schema.get_field_name(f).to_string();
+    let (path_name, size_name, mtime_name) =
+        (name(fields.path), name(fields.size), name(fields.mtime_ns));
+    for (seg_ord, seg) in searcher.segment_readers().iter().enumerate() {
+        let ff = seg.fast_fields();
+        let Some(paths) = ff.str(&path_name)? else {
+            continue;
+        };
+        let sizes = ff.u64(&size_name)?;
+        let mtimes = ff.i64(&mtime_name)?;
+        let alive = seg.alive_bitset();
+        let mut buf = String::new();
+        for doc in 0..seg.max_doc() {
+            if alive.is_some_and(|a| !a.is_alive(doc)) {
+                continue;
+            }
+            buf.clear();
+            let Some(ord) = paths.term_ords(doc).next() else {
+                continue;
+            };
+            paths.ord_to_str(ord, &mut buf)?;
+            out.insert(
+                buf.clone(),
+                Known {
+                    size: sizes.first(doc).unwrap_or(0),
+                    mtime_ns: mtimes.first(doc).unwrap_or(0),
+                    addr: DocAddress::new(seg_ord as u32, doc),
+                },
+            );
+        }
+    }
+    Ok(out)
+}
+
+/// Is this a Markdown note (`.md`, any case)?
+fn is_markdown(name: &std::ffi::OsStr) -> bool {
+    let name = name.to_string_lossy();
+    name.len() > 3
+        && name[name.len() - 3..].eq_ignore_ascii_case(".md")
+        && name.is_char_boundary(name.len() - 3)
+}
+
+/// Every Markdown file below `vault`, without following symlinks and skipping dot-directories.
+fn walk(vault: &Path) -> (Vec<DiskNote>, Vec<SkippedFile>) {
+    let mut notes = Vec::new();
+    let mut skipped = Vec::new();
+    let iter = WalkDir::new(vault)
+        .follow_links(false)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|e| e.depth() == 0 || !e.file_name().to_string_lossy().starts_with('.'));
+    for entry in iter {
+        let entry = match entry {
+            Ok(e) => e,
+            Err(err) => {
+                let path = err
+                    .path()
+                    .and_then(|p| p.strip_prefix(vault).ok())
+                    .map(rel_string)
+                    .unwrap_or_default();
+                skipped.push(SkippedFile {
+                    path,
+                    reason: format!(
+                        "cannot list: {}",
+                        err.io_error()
+                            .map_or_else(|| err.to_string(), |e| e.to_string())
+                    ),
+                });
+                continue;
+            }
+        };
+        if !entry.file_type().is_file() || !is_markdown(entry.file_name()) {
+            continue;
+        }
+        let Ok(rel) = entry.path().strip_prefix(vault) else {
+            continue;
+        };
+        let rel = rel_string(rel);
+        match entry.metadata() {
+            Ok(md) => notes.push(DiskNote {
+                rel,
+                abs: entry.path().to_path_buf(),
+                size: md.len(),
+                mtime_ns: md.modified().map_or(0, store::system_time_ns),
+            }),
+            Err(e) => skipped.push(SkippedFile {
+                path: rel,
+                reason: format!("cannot stat: {e}"),
+            }),
+        }
+    }
+    (notes, skipped)
+}
+
+/// A vault-relative path with `/` separators.
+fn rel_string(rel: &Path) -> String {
+    let parts: Vec<String> = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    parts.join("/")
+}
+
+/// Reads a file of at most `cap` bytes; the reason as text when it can't.
+fn read_capped(path: &Path, cap: u64) -> Result<Vec<u8>, String> {
+    let file = File::open(path).map_err(|e| match e.kind() {
+        ErrorKind::NotFound => "vanished before it could be read".to_string(),
+        _ => format!("cannot read: {e}"),
+    })?;
+    let mut bytes = Vec::new();
+    file.take(cap.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read: {e}"))?;
+    if bytes.len() as u64 > cap {
+        return Err(format!("larger than {cap} bytes (see --max-note-bytes)"));
+    }
+    Ok(bytes)
+}
+
+/// UTF-8 with invalid sequences replaced; a leading BOM is dropped.
+fn decode(bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    match text.strip_prefix('\u{feff}') {
+        Some(t) => t.to_string(),
+        None => text.into_owned(),
+    }
+}
+
+/// The index document of one note.
+fn note_document(fields: &Fields, note: &DiskNote, text: &str, hash: &[u8; 32]) -> TantivyDocument {
+    let meta = note::parse(text);
+    let mut doc = TantivyDocument::default();
+    doc.add_text(fields.path, &note.rel);
+    let mut folder = String::new();
+    let segments: Vec<&str> = note.rel.split('/').collect();
+    for seg in &segments[..segments.len().saturating_sub(1)] {
+        if !folder.is_empty() {
+            folder.push('/');
+        }
+        folder.push_str(seg);
+        doc.add_text(fields.folders, &folder);
+    }
+    let file_name = segments.last().copied().unwrap_or("");
+    let title = &file_name[..file_name.len().saturating_sub(3)];
+    doc.add_text(fields.title, title);
+    for a in &meta.aliases {
+        doc.add_text(fields.aliases, a);
+    }
+    if !meta.tags.is_empty() {
+        doc.add_text(fields.tags, meta.tags.join(" "));
+    }
+    let headings: Vec<&str> = meta
+        .headings
+        .iter()
+        .filter(|h| h.level <= 3)
+        .map(|h| h.text.as_str())
+        .collect();
+    if !headings.is_empty() {
+        doc.add_text(fields.headings, headings.join("\n"));
+    }
+    doc.add_text(fields.body, text);
+    doc.add_u64(fields.size, note.size);
+    doc.add_i64(fields.mtime_ns, note.mtime_ns);
+    doc.add_bytes(fields.hash, hash.as_slice());
+    doc
+}

@@ -1,0 +1,152 @@
+//! The local engine: make sure the index is fresh, then search it.
+//!
+//! A search first runs the freshness check (a stat walk; only changed notes are read) so a
+//! note written a second ago is found; `--no-refresh` skips it. When another process holds the
+//! writer, the last commit is searched without waiting and the answer is marked stale. When
+//! the cache directory is missing, read-only or full, the vault is indexed in memory for this
+//! run and the reason goes to stderr: the search still answers.
+
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use tantivy::collector::TopDocs;
+use tantivy::{Index, ReloadPolicy, Searcher};
+
+use crate::config::DEFAULT_MAX_NOTE_BYTES;
+use crate::engine::{SearchOptions, ENGINE_LOCAL};
+use crate::error::EngineError;
+use crate::index;
+use crate::output::{round_to, SearchHit};
+use crate::query;
+use crate::rank;
+use crate::schema;
+use crate::store::Store;
+
+/// What the local engine found.
+#[derive(Debug, Clone, Default)]
+pub struct LocalAnswer {
+    pub hits: Vec<SearchHit>,
+    /// The index could not be refreshed (another process is writing it).
+    pub stale: bool,
+}
+
+/// Runs a local search.
+pub fn search(opts: &SearchOptions) -> Result<LocalAnswer> {
+    let (index, stale) = open_fresh(opts)?;
+    let searcher = open_searcher(&index)?;
+    let hits = search_index(&searcher, opts)?;
+    Ok(LocalAnswer { hits, stale })
+}
+
+fn warn(msg: &str) {
+    eprintln!("vault-search: {msg}");
+}
+
+/// The index to search, refreshed unless told not to; `(index, stale)`.
+fn open_fresh(opts: &SearchOptions) -> Result<(Index, bool)> {
+    let in_memory = |why: String| -> Result<(Index, bool)> {
+        warn(&format!(
+            "{why}; indexing the vault in memory for this search"
+        ));
+        let (index, _) = index::build_in_memory(&opts.vault, DEFAULT_MAX_NOTE_BYTES)?;
+        Ok((index, false))
+    };
+    let Some(cache) = opts.cache_dir.as_deref() else {
+        return in_memory("no cache directory on this system".into());
+    };
+    let store = Store::new(cache, &opts.vault);
+    if let Err(e) = store.ensure_root() {
+        return in_memory(format!("{e:#}"));
+    }
+    if !opts.refresh {
+        match store.open_current() {
+            Ok(Some((index, _))) => return Ok((index, false)),
+            Ok(None) | Err(EngineError::IndexIncompatible(_)) => {} // build it below
+            Err(e) => return Err(e.into()),
+        }
+    }
+    match store.try_lock() {
+        Ok(Some(lock)) => {
+            match index::update(&store, &lock, &opts.vault, DEFAULT_MAX_NOTE_BYTES, false) {
+                Ok((index, _)) => Ok((index, false)),
+                Err(e) => {
+                    let why = format!("cannot update the index: {e:#}");
+                    match store.open_current() {
+                        Ok(Some((index, _))) => {
+                            warn(&format!("{why}; searching the last committed index"));
+                            Ok((index, true))
+                        }
+                        _ => in_memory(why),
+                    }
+                }
+            }
+        }
+        Ok(None) => match store.open_current() {
+            Ok(Some((index, _))) => Ok((index, opts.refresh)),
+            _ => in_memory("another process is building the index".into()),
+        },
+        Err(e) => match store.open_current() {
+            Ok(Some((index, _))) => {
+                warn(&format!("{e:#}; searching the index without refreshing it"));
+                Ok((index, true))
+            }
+            _ => in_memory(format!("{e:#}")),
+        },
+    }
+}
+
+/// Opens a searcher; retried briefly because a concurrent writer may remove the files of an
+/// older commit between our reading `meta.json` and opening its segments.
+fn open_searcher(index: &Index) -> Result<Searcher> {
+    let mut last = None;
+    for attempt in 0..5u64 {
+        match index
+            .reader_builder()
+            .reload_policy(ReloadPolicy::Manual)
+            .try_into()
+        {
+            Ok(r) => {
+                let r: tantivy::IndexReader = r;
+                return Ok(r.searcher());
+            }
+            Err(e) => {
+                last = Some(e);
+                std::thread::sleep(Duration::from_millis(10 * (attempt + 1)));
+            }
+        }
+    }
+    Err(last.map_or_else(
+        || anyhow::anyhow!("cannot open the index"),
+        anyhow::Error::from,
+    ))
+    .context("cannot open the index for searching")
+}
+
+/// Searches an opened index.
+pub fn search_index(searcher: &Searcher, opts: &SearchOptions) -> Result<Vec<SearchHit>> {
+    let fields = schema::fields();
+    let mut analyzer = crate::analyzer::text_analyzer();
+    let parsed = query::parse(&mut analyzer, &opts.query);
+    if parsed.is_empty() {
+        return Ok(Vec::new());
+    }
+    let terms = rank::expand_query(searcher, fields, &parsed)?;
+    let q = rank::candidate_query(fields, &parsed, &terms, &opts.scope);
+    let k = rank::CANDIDATES.max(opts.limit);
+    let candidates = searcher
+        .search(&q, &TopDocs::with_limit(k).order_by_score())
+        .context("searching the index")?;
+    let ranked = rank::rerank(searcher, fields, &parsed, &terms, &candidates)?;
+    Ok(ranked
+        .into_iter()
+        .take(opts.limit)
+        .map(|r| SearchHit {
+            path: r.path,
+            basename: r.basename,
+            score: round_to(r.score, 2),
+            excerpt: r.excerpt,
+            engine: ENGINE_LOCAL.into(),
+            line: r.line,
+        })
+        .collect())
+}

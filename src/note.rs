@@ -1,0 +1,229 @@
+//! What a Markdown note holds besides its text: YAML frontmatter aliases and tags, inline
+//! `#tags`, and ATX headings outside fenced code.
+//!
+//! The parser is deliberately forgiving: notes are years of hand-written text, and frontmatter
+//! that isn't valid YAML still yields whatever `aliases:`/`tags:` lines it has, never an error.
+
+/// A heading line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Heading {
+    /// 1–6.
+    pub level: u8,
+    pub text: String,
+    /// Byte offset of the heading line in the note.
+    pub offset: usize,
+}
+
+/// Metadata extracted from one note.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct NoteMeta {
+    /// Byte offset where the content after the frontmatter starts (0 without frontmatter).
+    pub body_start: usize,
+    pub aliases: Vec<String>,
+    pub tags: Vec<String>,
+    pub headings: Vec<Heading>,
+}
+
+/// At most this many headings are kept per note (a generated note may have 100,000).
+pub const MAX_HEADINGS: usize = 10_000;
+
+/// Parses the metadata of a note.
+pub fn parse(text: &str) -> NoteMeta {
+    let mut meta = NoteMeta::default();
+    let (fm, body_start) = split_frontmatter(text);
+    meta.body_start = body_start;
+    if let Some(fm) = fm {
+        parse_frontmatter(fm, &mut meta);
+    }
+    let mut in_fence: Option<&str> = None;
+    let mut offset = body_start;
+    for raw in text[body_start..].split_inclusive('\n') {
+        let line = raw.trim_end_matches(['\n', '\r']);
+        let trimmed = line.trim_start();
+        let indent = line.len() - trimmed.len();
+        if indent <= 3 {
+            if let Some(fence) = in_fence {
+                if trimmed.starts_with(fence) {
+                    in_fence = None;
+                }
+                offset += raw.len();
+                continue;
+            }
+            if trimmed.starts_with("```") {
+                in_fence = Some("```");
+            } else if trimmed.starts_with("~~~") {
+                in_fence = Some("~~~");
+            } else if let Some(h) = heading(trimmed) {
+                if meta.headings.len() < MAX_HEADINGS {
+                    meta.headings.push(Heading {
+                        level: h.0,
+                        text: h.1.to_string(),
+                        offset,
+                    });
+                }
+            } else {
+                inline_tags(line, &mut meta.tags);
+            }
+        } else if in_fence.is_none() {
+            inline_tags(line, &mut meta.tags);
+        }
+        offset += raw.len();
+    }
+    meta.tags.dedup();
+    meta
+}
+
+/// `(frontmatter text, byte offset after it)`; frontmatter must open on the first line.
+fn split_frontmatter(text: &str) -> (Option<&str>, usize) {
+    let start = if text.starts_with('\u{feff}') { 3 } else { 0 };
+    let rest = &text[start..];
+    let first_end = match rest.find('\n') {
+        Some(i) => i,
+        None => return (None, 0),
+    };
+    if rest[..first_end].trim_end() != "---" {
+        return (None, 0);
+    }
+    let mut pos = first_end + 1;
+    for line in rest[pos..].split_inclusive('\n') {
+        let t = line.trim_end();
+        if t == "---" || t == "..." {
+            let fm = &rest[first_end + 1..pos];
+            return (Some(fm), start + pos + line.len());
+        }
+        pos += line.len();
+    }
+    (None, 0)
+}
+
+fn heading(line: &str) -> Option<(u8, &str)> {
+    let hashes = line.bytes().take_while(|&b| b == b'#').count();
+    if hashes == 0 || hashes > 6 {
+        return None;
+    }
+    let rest = &line[hashes..];
+    if !rest.is_empty() && !rest.starts_with([' ', '\t']) {
+        return None;
+    }
+    let text = rest.trim().trim_end_matches('#').trim_end();
+    Some((hashes as u8, text))
+}
+
+/// `#tag` words (not `#` alone, not a heading, not `#123` issue numbers).
+fn inline_tags(line: &str, tags: &mut Vec<String>) {
+    let bytes = line.as_bytes();
+    for (i, _) in line.match_indices('#') {
+        if i > 0 && !bytes[i - 1].is_ascii_whitespace() {
+            continue;
+        }
+        let tag: String = line[i + 1..]
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '/'))
+            .collect();
+        if tag.chars().any(|c| !c.is_ascii_digit()) && tags.len() < MAX_HEADINGS {
+            tags.push(tag);
+        }
+    }
+}
+
+/// Reads `aliases`/`alias` and `tags`/`tag` in their inline (`[a, b]`, `a, b`) and block
+/// (`- a`) forms.
+fn parse_frontmatter(fm: &str, meta: &mut NoteMeta) {
+    let mut current: Option<bool> = None; // Some(true) = aliases, Some(false) = tags
+    for line in fm.lines() {
+        let trimmed = line.trim();
+        if let Some(item) = trimmed
+            .strip_prefix("- ")
+            .or_else(|| (trimmed == "-").then_some(""))
+        {
+            if let Some(is_alias) = current {
+                push_values(item, is_alias, meta);
+            }
+            continue;
+        }
+        if line.starts_with([' ', '\t']) && current.is_some() {
+            continue;
+        }
+        current = None;
+        let Some((key, value)) = trimmed.split_once(':') else {
+            continue;
+        };
+        let is_alias = match key.trim().to_ascii_lowercase().as_str() {
+            "aliases" | "alias" => true,
+            "tags" | "tag" => false,
+            _ => continue,
+        };
+        let value = value.trim();
+        if value.is_empty() {
+            current = Some(is_alias);
+        } else {
+            let inner = value
+                .strip_prefix('[')
+                .and_then(|v| v.strip_suffix(']'))
+                .unwrap_or(value);
+            for v in inner.split(',') {
+                push_values(v, is_alias, meta);
+            }
+        }
+    }
+}
+
+fn push_values(v: &str, is_alias: bool, meta: &mut NoteMeta) {
+    let v = v.trim().trim_matches(['"', '\'']).trim();
+    if v.is_empty() {
+        return;
+    }
+    if is_alias {
+        meta.aliases.push(v.to_string());
+    } else {
+        for t in v.split_whitespace() {
+            let t = t.trim_start_matches('#');
+            if !t.is_empty() {
+                meta.tags.push(t.to_string());
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frontmatter_both_forms() {
+        let t = "---\ntitle: x\naliases: [One, \"Two\"]\ntags:\n  - a/b\n  - '#c'\n---\n# H1\ntext #inline and #123\n";
+        let m = parse(t);
+        assert_eq!(m.aliases, ["One", "Two"]);
+        assert_eq!(m.tags, ["a/b", "c", "inline"]);
+        assert_eq!(m.headings.len(), 1);
+        assert_eq!(m.headings[0].text, "H1");
+        assert_eq!(&t[m.body_start..m.body_start + 4], "# H1");
+    }
+
+    #[test]
+    fn headings_skip_code_and_non_headings() {
+        let t = "# A\n```\n# not\n```\n#nospace\n## B ##\n####### seven\n";
+        let m = parse(t);
+        let texts: Vec<_> = m
+            .headings
+            .iter()
+            .map(|h| (h.level, h.text.as_str()))
+            .collect();
+        assert_eq!(texts, [(1, "A"), (2, "B")]);
+    }
+
+    #[test]
+    fn invalid_yaml_is_tolerated() {
+        let m = parse("---\n: : [\naliases: [unclosed\n---\nbody");
+        assert_eq!(m.aliases, ["[unclosed"]);
+        let m = parse("---\nno end");
+        assert_eq!(m.body_start, 0);
+    }
+
+    #[test]
+    fn bom_and_crlf() {
+        let m = parse("\u{feff}---\r\ntags: x\r\n---\r\n# T\r\n");
+        assert_eq!(m.tags, ["x"]);
+        assert_eq!(m.headings[0].text, "T");
+    }
+}

@@ -1,0 +1,247 @@
+//! Where a vault's index lives on disk, and how it is opened, locked and swapped.
+//!
+//! Layout: `<cache dir>/vault-search/<first 16 hex of blake3(canonical vault path)>/`
+//! - `lock`: held (OS file lock) by the one process that may write; others search without
+//!   waiting.
+//! - `CURRENT`: the name of the live index directory, replaced atomically (write + rename).
+//! - `idx-<format>-<nanos>/`: Tantivy index directories. A full (re)build writes into a fresh
+//!   one and only then points `CURRENT` at it, so a kill at any instant leaves the previous
+//!   index (or none) readable; leftovers are removed by the next successful build.
+//!
+//! The index holds the notes' text: directories are created 0700 and files set to 0600 on Unix.
+//! On Windows the files inherit the ACL of the user's cache directory, which is already
+//! private to the user.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
+use tantivy::directory::MmapDirectory;
+use tantivy::Index;
+
+use crate::analyzer;
+use crate::error::EngineError;
+use crate::schema;
+
+const CURRENT: &str = "CURRENT";
+const LOCK: &str = "lock";
+
+/// What every commit records, so the next run knows what it is looking at.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Payload {
+    /// [`schema::index_format`] at write time.
+    pub format: String,
+    /// When the run that made this commit started (ns since the epoch): notes modified less
+    /// than [`crate::index::RACY_WINDOW_NS`] before it are hashed again even when size and
+    /// mtime agree.
+    pub run_started_ns: i64,
+    /// The vault this index is for.
+    pub vault: String,
+}
+
+/// The index directory of one vault.
+#[derive(Debug, Clone)]
+pub struct Store {
+    pub root: PathBuf,
+}
+
+/// Proof that this process is the only writer; released on drop (or process death).
+#[derive(Debug)]
+pub struct WriterLock {
+    _file: File,
+}
+
+impl Store {
+    /// The store of `vault` below the user cache directory `cache_dir`.
+    pub fn new(cache_dir: &Path, vault: &Path) -> Store {
+        let id = blake3::hash(vault.to_string_lossy().as_bytes()).to_hex();
+        Store {
+            root: cache_dir.join("vault-search").join(&id.as_str()[..16]),
+        }
+    }
+
+    /// Creates the directory (0700) if needed.
+    pub fn ensure_root(&self) -> Result<()> {
+        create_private_dir(&self.root)
+            .with_context(|| format!("cannot create the index directory {}", self.root.display()))
+    }
+
+    /// Takes the writer lock without waiting; `Ok(None)` when another process holds it.
+    pub fn try_lock(&self) -> Result<Option<WriterLock>> {
+        let path = self.root.join(LOCK);
+        let file = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .with_context(|| format!("cannot open the lock file {}", path.display()))?;
+        set_private_file(&path);
+        match file.try_lock() {
+            Ok(()) => Ok(Some(WriterLock { _file: file })),
+            Err(fs::TryLockError::WouldBlock) => Ok(None),
+            Err(fs::TryLockError::Error(e)) => {
+                Err(e).with_context(|| format!("cannot lock {}", path.display()))
+            }
+        }
+    }
+
+    /// The live index directory, if one was ever published.
+    pub fn current_dir(&self) -> Option<PathBuf> {
+        let name = fs::read_to_string(self.root.join(CURRENT)).ok()?;
+        let name = name.trim();
+        if name.is_empty() || name.contains(['/', '\\']) || name.starts_with('.') {
+            return None;
+        }
+        Some(self.root.join(name))
+    }
+
+    /// Opens the live index. `Ok(None)`: there is none yet. `Err(IndexIncompatible)`: it
+    /// exists but was written by another format or can't be opened.
+    pub fn open_current(&self) -> Result<Option<(Index, Payload)>, EngineError> {
+        let Some(dir) = self.current_dir() else {
+            return Ok(None);
+        };
+        open_index(&dir).map(Some)
+    }
+
+    /// Creates an empty index in a fresh directory (not yet published).
+    pub fn create_fresh(&self) -> Result<(Index, PathBuf)> {
+        let nanos = now_ns();
+        let dir = self
+            .root
+            .join(format!("idx-{}-{nanos}", schema::index_format()));
+        create_private_dir(&dir)
+            .with_context(|| format!("cannot create the index directory {}", dir.display()))?;
+        let mmap = MmapDirectory::open(&dir)
+            .with_context(|| format!("cannot open the index directory {}", dir.display()))?;
+        let index = Index::create(mmap, schema::fields().schema.clone(), Default::default())
+            .context("cannot create the index")?;
+        register_analyzer(&index);
+        Ok((index, dir))
+    }
+
+    /// Points `CURRENT` at `dir` atomically, then removes every other index directory.
+    pub fn publish(&self, dir: &Path) -> Result<()> {
+        let name = dir
+            .file_name()
+            .context("index directory has no name")?
+            .to_string_lossy()
+            .to_string();
+        let tmp = self.root.join(format!("{CURRENT}.tmp"));
+        {
+            let mut f =
+                File::create(&tmp).with_context(|| format!("cannot write {}", tmp.display()))?;
+            f.write_all(name.as_bytes())?;
+            f.sync_all()?;
+        }
+        set_private_file(&tmp);
+        fs::rename(&tmp, self.root.join(CURRENT))
+            .with_context(|| format!("cannot replace {}", self.root.join(CURRENT).display()))?;
+        self.remove_stale_dirs(Some(dir));
+        Ok(())
+    }
+
+    /// Removes index directories other than `keep` (leftovers of killed builds, old formats).
+    fn remove_stale_dirs(&self, keep: Option<&Path>) {
+        let Ok(entries) = fs::read_dir(&self.root) else {
+            return;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            let is_index = e.file_name().to_string_lossy().starts_with("idx-");
+            if is_index && Some(p.as_path()) != keep {
+                // Best effort: a reader may still have files open (Windows refuses then); the
+                // next build tries again.
+                let _ = fs::remove_dir_all(&p);
+            }
+        }
+    }
+}
+
+/// Opens a tantivy index directory and checks its format.
+pub fn open_index(dir: &Path) -> Result<(Index, Payload), EngineError> {
+    let incompatible = |why: String| EngineError::IndexIncompatible(why);
+    let mmap = MmapDirectory::open(dir).map_err(|e| incompatible(e.to_string()))?;
+    let index = Index::open(mmap).map_err(|e| incompatible(e.to_string()))?;
+    let metas = index
+        .load_metas()
+        .map_err(|e| incompatible(e.to_string()))?;
+    let payload: Payload = metas
+        .payload
+        .as_deref()
+        .and_then(|p| serde_json::from_str(p).ok())
+        .ok_or_else(|| incompatible("no commit payload".into()))?;
+    if payload.format != schema::index_format() {
+        return Err(incompatible(format!(
+            "built as {}, this binary uses {}",
+            payload.format,
+            schema::index_format()
+        )));
+    }
+    if index.schema() != schema::fields().schema {
+        return Err(incompatible("schema differs".into()));
+    }
+    register_analyzer(&index);
+    Ok((index, payload))
+}
+
+/// Makes the project's analyzer known to an index (tantivy does not persist analyzers).
+pub fn register_analyzer(index: &Index) {
+    index
+        .tokenizers()
+        .register(analyzer::NAME, analyzer::text_analyzer());
+}
+
+/// Nanoseconds since the Unix epoch (0 for a clock before 1970).
+pub fn now_ns() -> i64 {
+    system_time_ns(SystemTime::now())
+}
+
+/// A `SystemTime` as signed nanoseconds since the Unix epoch.
+pub fn system_time_ns(t: SystemTime) -> i64 {
+    match t.duration_since(UNIX_EPOCH) {
+        Ok(d) => i64::try_from(d.as_nanos()).unwrap_or(i64::MAX),
+        Err(e) => -i64::try_from(e.duration().as_nanos()).unwrap_or(i64::MAX),
+    }
+}
+
+fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+        fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)?;
+        fs::set_permissions(dir, fs::Permissions::from_mode(0o700))
+    }
+    #[cfg(not(unix))]
+    {
+        fs::create_dir_all(dir)
+    }
+}
+
+/// Sets a file to 0600 (Unix; elsewhere a no-op: see the module docs).
+pub fn set_private_file(path: &Path) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let _ = fs::set_permissions(path, fs::Permissions::from_mode(0o600));
+    }
+    #[cfg(not(unix))]
+    let _ = path;
+}
+
+/// Sets every file in an index directory to 0600 (tantivy creates them with the umask).
+pub fn privatize_dir(dir: &Path) {
+    if let Ok(entries) = fs::read_dir(dir) {
+        for e in entries.flatten() {
+            if e.file_type().is_ok_and(|t| t.is_file()) {
+                set_private_file(&e.path());
+            }
+        }
+    }
+}
