@@ -131,11 +131,31 @@ pub fn search_index(searcher: &Searcher, opts: &SearchOptions) -> Result<Vec<Sea
         return Ok(Vec::new());
     }
     let terms = rank::expand_query(searcher, fields, &parsed)?;
-    let q = rank::candidate_query(fields, &parsed, &terms, &opts.scope);
-    let k = rank::CANDIDATES.max(opts.limit);
-    let candidates = searcher
-        .search(&q, &TopDocs::with_limit(k).order_by_score())
-        .context("searching the index")?;
+    // Excluded phrases are filtered after the candidates: fetch more so the limit still fills.
+    let k = rank::CANDIDATES.max(opts.limit)
+        * if parsed.excluded_phrases.is_empty() {
+            1
+        } else {
+            2
+        };
+    let collector = TopDocs::with_limit(k).order_by_score();
+    let mut candidates = Vec::new();
+    // Quoted phrases are required; when no note has them, fall back to ranking without the
+    // requirement rather than answering nothing.
+    let tries: &[bool] = if parsed.phrases.is_empty() {
+        &[false]
+    } else {
+        &[true, false]
+    };
+    for &require in tries {
+        let q = rank::candidate_query(fields, &parsed, &terms, require, &opts.scope);
+        candidates = searcher
+            .search(&q, &collector)
+            .context("searching the index")?;
+        if !candidates.is_empty() {
+            break;
+        }
+    }
     let ranked = rank::rerank(searcher, fields, &parsed, &terms, &candidates)?;
     Ok(ranked
         .into_iter()

@@ -41,6 +41,33 @@ pub const CANDIDATES: usize = 100;
 /// Final score = bonus + BM25_WEIGHT × BM25.
 pub const BM25_WEIGHT: f32 = 2.0;
 
+/// Tuning knobs (development only): `VS_TUNE="name=value,..."`.
+pub fn tune(name: &str, default: f32) -> f32 {
+    static MAP: OnceLock<HashMap<String, f32>> = OnceLock::new();
+    let map = MAP.get_or_init(|| {
+        std::env::var("VS_TUNE")
+            .unwrap_or_default()
+            .split(',')
+            .filter_map(|kv| kv.split_once('='))
+            .filter_map(|(k, v)| Some((k.trim().to_string(), v.trim().parse().ok()?)))
+            .collect()
+    });
+    map.get(name).copied().unwrap_or(default)
+}
+
+fn bm25_part(bm25: f32, max: f32) -> f32 {
+    let norm = tune("bm25norm", 0.0);
+    if norm > 0.0 {
+        if max > 0.0 {
+            norm * bm25 / max
+        } else {
+            0.0
+        }
+    } else {
+        tune("bm25", BM25_WEIGHT) * bm25
+    }
+}
+
 /// How a dictionary term relates to the query term.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum MatchKind {
@@ -56,10 +83,10 @@ impl MatchKind {
     pub fn weight(self) -> f32 {
         match self {
             MatchKind::Exact => 1.0,
-            MatchKind::Inflection => 0.85,
-            MatchKind::Typo1 => 0.6,
-            MatchKind::Prefix => 0.5,
-            MatchKind::Typo2 => 0.45,
+            MatchKind::Inflection => tune("w_infl", 0.85),
+            MatchKind::Typo1 => tune("w_typo1", 0.6),
+            MatchKind::Prefix => tune("w_prefix", 0.5),
+            MatchKind::Typo2 => tune("w_typo2", 0.45),
         }
     }
 }
@@ -72,10 +99,10 @@ const MAX_SCAN: usize = 4096;
 /// Field boosts of the candidate query.
 fn field_boosts(f: &Fields) -> [(Field, f32); 5] {
     [
-        (f.title, 4.0),
-        (f.aliases, 4.0),
-        (f.headings, 2.0),
-        (f.tags, 1.5),
+        (f.title, tune("b_title", 4.0)),
+        (f.aliases, tune("b_title", 4.0)),
+        (f.headings, tune("b_head", 2.0)),
+        (f.tags, tune("b_tags", 1.5)),
         (f.body, 1.0),
     ]
 }
@@ -300,10 +327,12 @@ pub fn candidate_query(
     fields: &Fields,
     q: &ParsedQuery,
     terms: &[ExpandedTerm],
+    require_phrases: bool,
     scope: &Scope,
 ) -> Box<dyn Query> {
     let mut should: Vec<(Occur, Box<dyn Query>)> = Vec::new();
     let boosts: HashMap<Field, f32> = field_boosts(fields).into_iter().collect();
+    let mut term_queries: Vec<Box<dyn Query>> = Vec::new();
     for t in terms {
         let mut per_field: Vec<(Occur, Box<dyn Query>)> = Vec::new();
         for (field, vars) in &t.variants.per_field {
@@ -324,8 +353,45 @@ pub fn candidate_query(
             ));
         }
         if !per_field.is_empty() {
-            should.push((Occur::Should, Box::new(BooleanQuery::new(per_field))));
+            term_queries.push(Box::new(BooleanQuery::new(per_field)) as Box<dyn Query>);
         }
+    }
+    // Coordination: BM25 sums per-term scores, so a note with every word can lose to one that
+    // repeats a single rare word. Conjunctions of all terms (and, for 3–6 terms, of all but
+    // one, the "one extra word" case) lift the notes that cover the query into the candidates.
+    let n = term_queries.len();
+    if n >= 2 {
+        let all: Vec<(Occur, Box<dyn Query>)> = term_queries
+            .iter()
+            .map(|q| (Occur::Must, q.box_clone()))
+            .collect();
+        should.push((
+            Occur::Should,
+            Box::new(BoostQuery::new(
+                Box::new(BooleanQuery::new(all)),
+                tune("c_all", 1.0),
+            )),
+        ));
+    }
+    if (3..=6).contains(&n) {
+        for skip in 0..n {
+            let some: Vec<(Occur, Box<dyn Query>)> = term_queries
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| *i != skip)
+                .map(|(_, q)| (Occur::Must, q.box_clone()))
+                .collect();
+            should.push((
+                Occur::Should,
+                Box::new(BoostQuery::new(
+                    Box::new(BooleanQuery::new(some)),
+                    tune("c_loo", 0.5),
+                )),
+            ));
+        }
+    }
+    for q in term_queries {
+        should.push((Occur::Should, q));
     }
     for phrase in q.phrases.iter().chain(std::iter::once(&q.sequence)) {
         if phrase.len() < 2 {
@@ -351,6 +417,24 @@ pub fn candidate_query(
     }
     let mut clauses: Vec<(Occur, Box<dyn Query>)> =
         vec![(Occur::Must, Box::new(BooleanQuery::new(should)))];
+    if require_phrases {
+        // A quoted phrase is a requirement (as in Omnisearch): in the body, file name or a
+        // heading.
+        for p in &q.phrases {
+            let anywhere: Vec<(Occur, Box<dyn Query>)> =
+                [fields.body, fields.title, fields.headings]
+                    .into_iter()
+                    .map(|f| {
+                        let t: Vec<Term> = p.iter().map(|s| Term::from_field_text(f, s)).collect();
+                        (
+                            Occur::Should,
+                            Box::new(PhraseQuery::new(t)) as Box<dyn Query>,
+                        )
+                    })
+                    .collect();
+            clauses.push((Occur::Must, Box::new(BooleanQuery::new(anywhere))));
+        }
+    }
     if let Some(folder) = &scope.folder {
         clauses.push((Occur::Must, raw_term(fields.folders, folder)));
     }
@@ -368,12 +452,8 @@ pub fn candidate_query(
             clauses.push((Occur::MustNot, raw_term(f, ex)));
         }
     }
-    for ex in &q.excluded_phrases {
-        for f in [fields.body, fields.title] {
-            let pterms: Vec<Term> = ex.iter().map(|s| Term::from_field_text(f, s)).collect();
-            clauses.push((Occur::MustNot, Box::new(PhraseQuery::new(pterms))));
-        }
-    }
+    // Excluded phrases are filtered in `rerank`: tantivy 0.27's phrase scorer trips a debug
+    // assertion when used as an exclusion.
     Box::new(BooleanQuery::new(clauses))
 }
 
@@ -404,6 +484,7 @@ pub fn rerank(
 ) -> Result<Vec<Ranked>> {
     let mut analyzer = analyzer::text_analyzer();
     let mut out = Vec::with_capacity(candidates.len());
+    let max_bm25 = candidates.iter().map(|c| c.0).fold(0.0f32, f32::max);
     for &(bm25, addr) in candidates {
         let doc: TantivyDocument = searcher.doc(addr).context("reading a stored note")?;
         let path = doc
@@ -420,14 +501,24 @@ pub fn rerank(
             .filter_map(|v| v.as_str())
             .collect();
         let basename = crate::omnisearch::stem_of(&path);
-        let (bonus, pos) = score_note(&mut analyzer, q, terms, &basename, &aliases, body);
+        if !q.excluded_phrases.is_empty() {
+            let body_toks = tokens(&mut analyzer, body);
+            let title_toks = tokens(&mut analyzer, &basename);
+            if q.excluded_phrases.iter().any(|p| {
+                find_phrase(&body_toks, p).is_some() || find_phrase(&title_toks, p).is_some()
+            }) {
+                continue;
+            }
+        }
+        let (bonus, pos, text_start) =
+            score_note(&mut analyzer, q, terms, &basename, &aliases, body);
         let (excerpt, line) = match pos {
             Some(p) => (
                 excerpt::make_excerpt(body, p),
                 Some(excerpt::line_of(body, p)),
             ),
             None => {
-                let start = note::parse(body).body_start;
+                let start = text_start;
                 let first = body[start..]
                     .find(|c: char| !c.is_whitespace())
                     .map_or(start, |i| start + i);
@@ -437,10 +528,13 @@ pub fn rerank(
                 )
             }
         };
+        if std::env::var_os("VS_EXPLAIN").is_some() {
+            eprintln!("{path}: bonus={bonus} bm25={bm25}");
+        }
         out.push(Ranked {
             path,
             basename,
-            score: f64::from(bonus + BM25_WEIGHT * bm25),
+            score: f64::from(bonus + bm25_part(bm25, max_bm25)),
             excerpt,
             line,
         });
@@ -493,14 +587,17 @@ fn score_note(
     basename: &str,
     aliases: &[&str],
     body: &str,
-) -> (f32, Option<usize>) {
+) -> (f32, Option<usize>, usize) {
     let title_toks = tokens(analyzer, basename);
     let mut alias_toks = Vec::new();
     for a in aliases {
         alias_toks.extend(tokens(analyzer, a));
     }
     let body_toks = tokens(analyzer, body);
-    let headings: Vec<Vec<(String, usize, usize)>> = note::parse(body)
+    // The excerpt prefers a match in the text over one in the frontmatter.
+    let meta = note::parse(body);
+    let text_start = meta.body_start;
+    let headings: Vec<Vec<(String, usize, usize)>> = meta
         .headings
         .iter()
         .map(|h| tokens(analyzer, &h.text))
@@ -514,6 +611,7 @@ fn score_note(
     let mut bonus = 0.0f32;
     let mut matched_all = true;
     let mut min_match = 1.0f32;
+    let mut sum_match = 0.0f32;
     let mut tf = 0.0f32;
     let mut first_pos: Option<usize> = None;
     for t in terms {
@@ -525,7 +623,14 @@ fn score_note(
             if w > 0.0 {
                 w_body = w_body.max(w);
                 tf += w;
-                if first_pos.is_none_or(|p| *off < p) {
+                let better = match first_pos {
+                    None => true,
+                    Some(p) => {
+                        (*off >= text_start, std::cmp::Reverse(*off))
+                            > (p >= text_start, std::cmp::Reverse(p))
+                    }
+                };
+                if better {
                     first_pos = Some(*off);
                 }
             }
@@ -542,28 +647,37 @@ fn score_note(
             matched_all = false;
         }
         min_match = min_match.min(matched);
-        bonus += 20.0 * matched + 15.0 * w_title + 8.0 * heading_hits.min(3.0);
+        sum_match += matched;
+        if std::env::var_os("VS_EXPLAIN").is_some() {
+            eprintln!("  {basename}: term {} title={w_title} body={w_body} head={w_head} hits={heading_hits}", t.text);
+        }
+        bonus += tune("s_term", 20.0) * matched
+            + tune("s_title", 15.0) * w_title
+            + tune("s_head", 8.0) * heading_hits.min(3.0);
     }
     if matched_all && !terms.is_empty() {
-        bonus += 50.0 * min_match;
+        bonus += tune("s_all", 50.0) * min_match;
+    } else if !terms.is_empty() {
+        let frac = sum_match / terms.len() as f32;
+        bonus += tune("s_part", 0.0) * frac.powf(tune("cov_pow", 2.0));
     }
-    bonus += tf.min(25.0);
+    bonus += tf.min(tune("s_tf", 25.0));
 
     // The query as a phrase: in the file name (or an alias) +80, else in the body +30.
     let seq = &q.sequence;
     if !seq.is_empty() {
         if find_phrase(&title_toks, seq).is_some() || find_phrase(&alias_toks, seq).is_some() {
-            bonus += 80.0;
+            bonus += tune("s_ptitle", 80.0);
             let title_parts: Vec<&str> = title_toks
                 .iter()
                 .filter(|(t, _, _)| !seq.is_empty() && seq.iter().any(|s| s == t))
                 .map(|(t, _, _)| t.as_str())
                 .collect();
             if title_parts.len() == title_toks.len() {
-                bonus += 40.0; // the file name is exactly the query
+                bonus += tune("s_exact_title", 40.0); // the file name is exactly the query
             }
         } else if let Some(off) = find_phrase(&body_toks, seq) {
-            bonus += 30.0;
+            bonus += tune("s_pbody", 30.0);
             if seq.len() >= 2 {
                 first_pos = Some(off);
             }
@@ -577,5 +691,5 @@ fn score_note(
             bonus += 60.0;
         }
     }
-    (bonus, first_pos)
+    (bonus, first_pos, text_start)
 }

@@ -1,0 +1,268 @@
+//! The Omnisearch engine through the real binary, against an in-process mock server.
+#![allow(clippy::unwrap_used)]
+
+mod util;
+
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use util::{assert_ok, omni_hit, stdout, Env, MockServer, Reply};
+
+fn search(env: &Env, port: u16, args: &[&str]) -> vault_search::SearchResponse {
+    let p = port.to_string();
+    env.search_json(&[&["--port", p.as_str()], args].concat())
+}
+
+#[test]
+fn cleans_html_excerpts_and_reports_engine() {
+    let env = Env::new();
+    let body = json!([omni_hit(
+        41.237,
+        "Meta/claude-memory.md",
+        "line one<br>build cache for kotlin &amp;&amp; gradle &lt;tag&gt; &quot;q&quot; &#039;s&#039;",
+        None
+    )]);
+    let server = MockServer::start(Reply::Json(body.to_string()));
+    let r = search(&env, server.port, &["kotlin"]);
+    assert_eq!(r.engine, "omnisearch");
+    assert_eq!(r.total_results, 1);
+    let hit = &r.results[0];
+    assert_eq!(
+        hit.excerpt,
+        "line one build cache for kotlin && gradle <tag> \"q\" 's'"
+    );
+    assert_eq!(hit.score, 41.24);
+    assert_eq!(hit.engine, "omnisearch");
+    assert_eq!(hit.basename, "claude-memory");
+    assert_eq!(hit.line, None);
+}
+
+#[test]
+fn query_is_percent_encoded_verbatim() {
+    let env = Env::new();
+    let server = MockServer::start(Reply::Json("[]".into()));
+    let r = search(&env, server.port, &["--", "\"a b\" -c path:x&y"]);
+    assert_eq!(r.engine, "omnisearch");
+    let reqs = server.requests.lock().unwrap().clone();
+    assert_eq!(reqs.len(), 1);
+    assert_eq!(
+        reqs[0],
+        "GET /search?q=%22a%20b%22%20-c%20path%3Ax%26y HTTP/1.1"
+    );
+}
+
+#[test]
+fn folder_and_exclude_are_applied_client_side_by_segment() {
+    let env = Env::new();
+    let body = json!([
+        omni_hit(9.0, "Metadata/a.md", "a", None),
+        omni_hit(8.0, "Meta/claude-sessions/s.md", "s", None),
+        omni_hit(7.0, "Meta/b.md", "b", None),
+        omni_hit(6.0, "Other/c.md", "c", None),
+    ]);
+    let server = MockServer::start(Reply::Json(body.to_string()));
+    let paths = |args: &[&str]| -> Vec<String> {
+        search(&env, server.port, args)
+            .results
+            .into_iter()
+            .map(|h| h.path)
+            .collect()
+    };
+    assert_eq!(
+        paths(&["--folder", "Meta", "x"]),
+        ["Meta/claude-sessions/s.md", "Meta/b.md"]
+    );
+    assert_eq!(
+        paths(&[
+            "--folder",
+            "./Meta/",
+            "--exclude",
+            "/Meta/claude-sessions",
+            "x"
+        ]),
+        ["Meta/b.md"]
+    );
+    assert_eq!(
+        paths(&["--exclude", "Meta", "-n", "1", "x"]),
+        ["Metadata/a.md"]
+    );
+}
+
+#[test]
+fn duplicate_paths_keep_the_first() {
+    let env = Env::new();
+    let body = json!([
+        omni_hit(5.0, "a.md", "first", None),
+        omni_hit(3.0, "b.md", "b", None),
+        omni_hit(0.0, "a.md", "embed copy", None),
+    ]);
+    let server = MockServer::start(Reply::Json(body.to_string()));
+    let r = search(&env, server.port, &["x"]);
+    let got: Vec<(&str, &str)> = r
+        .results
+        .iter()
+        .map(|h| (h.path.as_str(), h.excerpt.as_str()))
+        .collect();
+    assert_eq!(got, [("a.md", "first"), ("b.md", "b")]);
+}
+
+#[test]
+fn utf16_offsets_become_lines() {
+    let env = Env::new();
+    // Line 3 holds the match; emoji (2 UTF-16 units, 4 bytes) and CJK (1 unit, 3 bytes) come
+    // before it, so byte, char and UTF-16 offsets all differ.
+    let text = "# 😀 emoji title\n日本語のテキスト\nthe target word\n";
+    env.write("notes/u.md", text);
+    let offset_utf16: usize = text[..text.find("target").unwrap()]
+        .chars()
+        .map(char::len_utf16)
+        .sum();
+    let body = json!([
+        omni_hit(2.0, "notes/u.md", "target", Some(offset_utf16)),
+        omni_hit(1.0, "notes/missing.md", "gone", Some(3)),
+    ]);
+    let server = MockServer::start(Reply::Json(body.to_string()));
+    let r = search(&env, server.port, &["target"]);
+    assert_eq!(r.results[0].line, Some(3));
+    assert_eq!(r.results[1].line, None, "unreadable note: line unknown");
+}
+
+#[test]
+fn paths_escaping_the_vault_are_dropped() {
+    let env = Env::new();
+    let body = json!([
+        omni_hit(2.0, "../../etc/passwd", "x", Some(1)),
+        omni_hit(1.0, "ok.md", "y", None)
+    ]);
+    let server = MockServer::start(Reply::Json(body.to_string()));
+    let r = search(&env, server.port, &["x"]);
+    let paths: Vec<_> = r.results.iter().map(|h| h.path.as_str()).collect();
+    assert_eq!(paths, ["ok.md"]);
+}
+
+/// Each fault: `--source omnisearch` reports offline with a reason; `auto` falls back to local.
+fn assert_fault(reply: Reply, what: &str) {
+    let env = Env::new();
+    env.write("note.md", "a local note about kotlin\n");
+    let server = MockServer::start(reply);
+    let started = Instant::now();
+    let r = search(&env, server.port, &["--source", "omnisearch", "kotlin"]);
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{what}: must give up by the deadline, not hang"
+    );
+    assert_eq!(r.engine, "omnisearch (offline)", "{what}");
+    assert!(r.results.is_empty(), "{what}");
+    assert!(
+        r.error.as_deref().is_some_and(|e| !e.is_empty()),
+        "{what}: says why"
+    );
+
+    let r = search(&env, server.port, &["kotlin"]);
+    assert_eq!(r.engine, "local", "{what}: auto falls back");
+    assert_eq!(r.results[0].path, "note.md", "{what}");
+    assert!(r.fallback_reason.is_some(), "{what}");
+}
+
+#[test]
+fn dead_port_falls_back_or_reports_offline() {
+    let env = Env::new();
+    env.write("note.md", "kotlin\n");
+    assert_fault(Reply::Status(500, "oops".into()), "status 500");
+    let r = env.search_json(&["--source", "omnisearch", "kotlin"]);
+    assert_eq!(r.engine, "omnisearch (offline)");
+    assert!(r.error.unwrap().contains("refused"));
+}
+
+#[test]
+fn faults_fall_back() {
+    assert_fault(Reply::Status(404, "[]".into()), "status 404");
+    assert_fault(
+        Reply::Json("<html><body>hi</body></html>".into()),
+        "HTML page",
+    );
+    assert_fault(
+        Reply::Json("{\"results\": []}".into()),
+        "JSON of another shape",
+    );
+    assert_fault(Reply::Json("not json".into()), "non-JSON");
+    assert_fault(
+        Reply::Raw(b"HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\n[\xff\xfe]".to_vec()),
+        "invalid UTF-8",
+    );
+    assert_fault(Reply::Huge(100 * 1024 * 1024), "100 MB body");
+}
+
+#[test]
+fn hanging_servers_hit_the_deadline() {
+    assert_fault(Reply::Hang, "accepts and never answers");
+    assert_fault(Reply::StallMidBody, "stalls mid-body");
+}
+
+#[test]
+fn text_format_is_exact() {
+    let env = Env::new();
+    let body = json!([
+        omni_hit(643.339, "Meta/s.md", "# Debug bootstrap<br>Gradle", None),
+        omni_hit(65.7, "Meta/h.md", "", None)
+    ]);
+    let server = MockServer::start(Reply::Json(body.to_string()));
+    let p = server.port.to_string();
+    let out = env.run(&["--port", &p, "gradle", "kotlin"]);
+    assert_ok(&out);
+    let text = stdout(&out);
+    let mut lines = text.lines();
+    let header = lines.next().unwrap();
+    let prefix = "=== Vault Search: 'gradle kotlin' [omnisearch - ";
+    assert!(header.starts_with(prefix), "{header}");
+    let rest = &header[prefix.len()..];
+    let (secs, tail) = rest.split_once("s] vault=").unwrap();
+    assert_eq!(secs.len(), 5, "three decimals: {secs}");
+    assert!(secs.parse::<f64>().is_ok());
+    assert_eq!(tail, format!("{} ===", env.vault.display()));
+    let rest: Vec<&str> = lines.collect();
+    assert_eq!(
+        rest,
+        [
+            "1. [643.34] Meta/s.md",
+            "   # Debug bootstrap Gradle",
+            "2. [65.7] Meta/h.md"
+        ]
+    );
+}
+
+#[test]
+fn empty_answer_prints_no_results() {
+    let env = Env::new();
+    let server = MockServer::start(Reply::Json("[]".into()));
+    let p = server.port.to_string();
+    let out = env.run(&["--port", &p, "--source", "omnisearch", "nothing"]);
+    assert_ok(&out);
+    assert_eq!(stdout(&out).lines().nth(1), Some("(no results)"));
+}
+
+#[test]
+fn json_format_has_the_contract_fields() {
+    let env = Env::new();
+    let body = json!([omni_hit(1.0, "a/b.md", "x", None)]);
+    let server = MockServer::start(Reply::Json(body.to_string()));
+    let p = server.port.to_string();
+    let out = env.run(&["--port", &p, "--json", "x"]);
+    assert_ok(&out);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    for key in [
+        "query",
+        "engine",
+        "elapsed_seconds",
+        "vault",
+        "total_results",
+        "results",
+    ] {
+        assert!(v.get(key).is_some(), "missing {key}");
+    }
+    let hit = &v["results"][0];
+    for key in ["path", "basename", "score", "excerpt", "engine", "line"] {
+        assert!(hit.get(key).is_some(), "missing result.{key}");
+    }
+    assert!(v.get("error").is_none(), "error only when offline");
+}

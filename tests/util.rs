@@ -1,0 +1,240 @@
+//! Shared helpers for the integration tests: a temp vault + cache dir, a command runner for the
+//! real binary, and an in-process mock Omnisearch server.
+#![allow(
+    dead_code,
+    missing_debug_implementations,
+    clippy::unwrap_used,
+    clippy::new_without_default
+)]
+
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::Duration;
+
+use vault_search::{IndexReport, SearchResponse};
+
+/// A temporary vault and cache directory, isolated from the user's environment.
+pub struct Env {
+    pub root: tempfile::TempDir,
+    pub vault: PathBuf,
+    pub cache: PathBuf,
+    /// A port nothing listens on, so `auto` never reaches a real Obsidian.
+    pub dead_port: u16,
+}
+
+impl Env {
+    pub fn new() -> Env {
+        let root = tempfile::tempdir().unwrap();
+        let vault = root.path().join("vault");
+        let cache = root.path().join("cache");
+        std::fs::create_dir_all(&vault).unwrap();
+        let vault = vault.canonicalize().unwrap();
+        Env {
+            root,
+            vault,
+            cache,
+            dead_port: dead_port(),
+        }
+    }
+
+    /// Writes a note (creating folders).
+    pub fn write(&self, rel: &str, content: &str) -> PathBuf {
+        self.write_bytes(rel, content.as_bytes())
+    }
+
+    pub fn write_bytes(&self, rel: &str, content: &[u8]) -> PathBuf {
+        let p = self.vault.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, content).unwrap();
+        p
+    }
+
+    pub fn remove(&self, rel: &str) {
+        std::fs::remove_file(self.vault.join(rel)).unwrap();
+    }
+
+    /// The binary with `--vault` and a private cache dir, and no inherited configuration.
+    pub fn cmd(&self) -> Command {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_vault-search"));
+        c.env_remove("OBSIDIAN_VAULT")
+            .env_remove("OBSIDIAN_VAULT_PATH")
+            .env_remove("NO_COLOR")
+            .env("VAULT_SEARCH_CACHE_DIR", &self.cache)
+            .env("OMNISEARCH_PORT", self.dead_port.to_string())
+            .arg("--vault")
+            .arg(&self.vault);
+        c
+    }
+
+    pub fn run(&self, args: &[&str]) -> Output {
+        self.cmd().args(args).output().unwrap()
+    }
+
+    /// Runs a search with `--json` and parses the response; panics unless exit 0.
+    pub fn search_json(&self, args: &[&str]) -> SearchResponse {
+        let out = self.run(&[&["--json"], args].concat());
+        assert_ok(&out);
+        serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("bad JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)))
+    }
+
+    /// Local search, JSON, paths of the hits in order.
+    pub fn local_paths(&self, query: &str) -> Vec<String> {
+        self.search_json(&["--source", "local", "-n", "20", "--", query])
+            .results
+            .into_iter()
+            .map(|h| h.path)
+            .collect()
+    }
+
+    pub fn index_json(&self, extra: &[&str]) -> IndexReport {
+        let out = self.run(&[&["index", "--json"], extra].concat());
+        assert_ok(&out);
+        serde_json::from_slice(&out.stdout).unwrap()
+    }
+
+    /// The per-vault index directory (`<cache>/vault-search/<id>`).
+    pub fn store_dir(&self) -> PathBuf {
+        let base = self.cache.join("vault-search");
+        let mut dirs: Vec<PathBuf> = std::fs::read_dir(&base)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        assert_eq!(dirs.len(), 1, "one vault, one store: {dirs:?}");
+        dirs.pop().unwrap()
+    }
+}
+
+pub fn assert_ok(out: &Output) {
+    assert!(
+        out.status.success(),
+        "exit {:?}\nstdout: {}\nstderr: {}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+pub fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+pub fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// A loopback port with nothing listening.
+pub fn dead_port() -> u16 {
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    l.local_addr().unwrap().port()
+}
+
+/// How the mock server answers.
+#[derive(Clone)]
+pub enum Reply {
+    /// 200 with this JSON body.
+    Json(String),
+    /// This status and body.
+    Status(u16, String),
+    /// Accept and never send anything.
+    Hang,
+    /// Send headers and part of the body, then stall.
+    StallMidBody,
+    /// Exactly these bytes, then close.
+    Raw(Vec<u8>),
+    /// 200, `Content-Length` of this many bytes of `[`...: a huge body.
+    Huge(usize),
+}
+
+/// An Omnisearch stand-in on 127.0.0.1, serving one [`Reply`] to every request.
+pub struct MockServer {
+    pub port: u16,
+    pub requests: Arc<Mutex<Vec<String>>>,
+}
+
+impl MockServer {
+    pub fn start(reply: Reply) -> MockServer {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let requests = Arc::new(Mutex::new(Vec::new()));
+        let seen = Arc::clone(&requests);
+        thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(stream) = stream else { continue };
+                let reply = reply.clone();
+                let seen = Arc::clone(&seen);
+                thread::spawn(move || serve(stream, &reply, &seen));
+            }
+        });
+        MockServer { port, requests }
+    }
+}
+
+fn serve(mut s: TcpStream, reply: &Reply, seen: &Mutex<Vec<String>>) {
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 1024];
+    s.set_read_timeout(Some(Duration::from_secs(5))).ok();
+    while !buf.windows(4).any(|w| w == b"\r\n\r\n") {
+        match s.read(&mut chunk) {
+            Ok(0) | Err(_) => return,
+            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+        }
+    }
+    let head = String::from_utf8_lossy(&buf);
+    let line = head.lines().next().unwrap_or_default().to_string();
+    seen.lock().unwrap().push(line);
+    let respond = |s: &mut TcpStream, status: u16, body: &[u8]| {
+        let head = format!(
+            "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+            body.len()
+        );
+        let _ = s.write_all(head.as_bytes());
+        let _ = s.write_all(body);
+    };
+    match reply {
+        Reply::Json(b) => respond(&mut s, 200, b.as_bytes()),
+        Reply::Status(code, b) => respond(&mut s, *code, b.as_bytes()),
+        Reply::Hang => thread::sleep(Duration::from_secs(10)),
+        Reply::StallMidBody => {
+            let _ = s.write_all(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n[{\"score\":1,");
+            thread::sleep(Duration::from_secs(10));
+        }
+        Reply::Raw(bytes) => {
+            let _ = s.write_all(bytes);
+        }
+        Reply::Huge(n) => {
+            let head = format!("HTTP/1.1 200 OK\r\nContent-Length: {n}\r\n\r\n");
+            let _ = s.write_all(head.as_bytes());
+            let chunk = vec![b' '; 64 * 1024];
+            let mut sent = 0;
+            while sent < *n {
+                let k = chunk.len().min(n - sent);
+                if s.write_all(&chunk[..k]).is_err() {
+                    return;
+                }
+                sent += k;
+            }
+        }
+    }
+}
+
+/// One Omnisearch result object as the plugin sends it.
+pub fn omni_hit(score: f64, path: &str, excerpt: &str, offset: Option<usize>) -> serde_json::Value {
+    let basename = Path::new(path)
+        .file_stem()
+        .unwrap()
+        .to_string_lossy()
+        .to_string();
+    let matches = match offset {
+        Some(o) => serde_json::json!([{"match": "x", "offset": o}]),
+        None => serde_json::json!([]),
+    };
+    serde_json::json!({
+        "score": score, "vault": "vault", "path": path, "basename": basename,
+        "foundWords": ["x"], "matches": matches, "excerpt": excerpt
+    })
+}
