@@ -16,14 +16,13 @@
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::{ErrorKind, Read};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use tantivy::indexer::NoMergePolicy;
 use tantivy::schema::Value;
 use tantivy::{DocAddress, Index, IndexWriter, ReloadPolicy, TantivyDocument, Term};
-use walkdir::WalkDir;
 
 use crate::config::IndexConfig;
 use crate::error::EngineError;
@@ -31,6 +30,7 @@ use crate::note;
 use crate::output::{round_to, IndexReport, SkippedFile};
 use crate::schema::{self, Fields};
 use crate::store::{self, Payload, Store, WriterLock};
+use crate::walk::{walk, DiskNote};
 
 /// Notes modified less than this before the previous run started are hashed again.
 pub const RACY_WINDOW_NS: i64 = 2_000_000_000;
@@ -107,15 +107,6 @@ pub fn build_in_memory(vault: &Path, max_note_bytes: u64) -> Result<(Index, Inde
     let mut report = sync(&index, None, vault, max_note_bytes, Path::new(""))?;
     report.rebuilt = true;
     Ok((index, report))
-}
-
-/// A Markdown file found on disk.
-#[derive(Debug)]
-struct DiskNote {
-    rel: String,
-    abs: PathBuf,
-    size: u64,
-    mtime_ns: i64,
 }
 
 /// What the index holds for one path.
@@ -323,18 +314,26 @@ fn manifest(searcher: &tantivy::Searcher, fields: &Fields) -> Result<HashMap<Str
         let sizes = ff.u64(&size_name)?;
         let mtimes = ff.i64(&mtime_name)?;
         let alive = seg.alive_bitset();
-        let mut buf = String::new();
+        // Decode the path dictionary once, in order (`ord_to_str` per document re-reads a
+        // block each time).
+        let mut by_ord: Vec<String> = Vec::with_capacity(seg.max_doc() as usize);
+        let mut stream = paths.dictionary().stream()?;
+        while stream.advance() {
+            by_ord.push(String::from_utf8_lossy(stream.key()).into_owned());
+        }
         for doc in 0..seg.max_doc() {
             if alive.is_some_and(|a| !a.is_alive(doc)) {
                 continue;
             }
-            buf.clear();
-            let Some(ord) = paths.term_ords(doc).next() else {
+            let Some(path) = paths
+                .term_ords(doc)
+                .next()
+                .and_then(|ord| by_ord.get(ord as usize))
+            else {
                 continue;
             };
-            paths.ord_to_str(ord, &mut buf)?;
             out.insert(
-                buf.clone(),
+                path.clone(),
                 Known {
                     size: sizes.first(doc).unwrap_or(0),
                     mtime_ns: mtimes.first(doc).unwrap_or(0),
@@ -344,75 +343,6 @@ fn manifest(searcher: &tantivy::Searcher, fields: &Fields) -> Result<HashMap<Str
         }
     }
     Ok(out)
-}
-
-/// Is this a Markdown note (`.md`, any case)?
-fn is_markdown(name: &std::ffi::OsStr) -> bool {
-    let name = name.to_string_lossy();
-    name.len() > 3
-        && name[name.len() - 3..].eq_ignore_ascii_case(".md")
-        && name.is_char_boundary(name.len() - 3)
-}
-
-/// Every Markdown file below `vault`, without following symlinks and skipping dot-directories.
-fn walk(vault: &Path) -> (Vec<DiskNote>, Vec<SkippedFile>) {
-    let mut notes = Vec::new();
-    let mut skipped = Vec::new();
-    let iter = WalkDir::new(vault)
-        .follow_links(false)
-        .sort_by_file_name()
-        .into_iter()
-        .filter_entry(|e| e.depth() == 0 || !e.file_name().to_string_lossy().starts_with('.'));
-    for entry in iter {
-        let entry = match entry {
-            Ok(e) => e,
-            Err(err) => {
-                let path = err
-                    .path()
-                    .and_then(|p| p.strip_prefix(vault).ok())
-                    .map(rel_string)
-                    .unwrap_or_default();
-                skipped.push(SkippedFile {
-                    path,
-                    reason: format!(
-                        "cannot list: {}",
-                        err.io_error()
-                            .map_or_else(|| err.to_string(), |e| e.to_string())
-                    ),
-                });
-                continue;
-            }
-        };
-        if !entry.file_type().is_file() || !is_markdown(entry.file_name()) {
-            continue;
-        }
-        let Ok(rel) = entry.path().strip_prefix(vault) else {
-            continue;
-        };
-        let rel = rel_string(rel);
-        match entry.metadata() {
-            Ok(md) => notes.push(DiskNote {
-                rel,
-                abs: entry.path().to_path_buf(),
-                size: md.len(),
-                mtime_ns: md.modified().map_or(0, store::system_time_ns),
-            }),
-            Err(e) => skipped.push(SkippedFile {
-                path: rel,
-                reason: format!("cannot stat: {e}"),
-            }),
-        }
-    }
-    (notes, skipped)
-}
-
-/// A vault-relative path with `/` separators.
-fn rel_string(rel: &Path) -> String {
-    let parts: Vec<String> = rel
-        .components()
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .collect();
-    parts.join("/")
 }
 
 /// Reads a file of at most `cap` bytes; the reason as text when it can't.

@@ -20,6 +20,7 @@ pub mod query;
 pub mod rank;
 pub mod schema;
 pub mod store;
+pub mod walk;
 
 use std::io::{self, Write};
 

@@ -156,10 +156,9 @@ pub fn search_index(searcher: &Searcher, opts: &SearchOptions) -> Result<Vec<Sea
             break;
         }
     }
-    let ranked = rank::rerank(searcher, fields, &parsed, &terms, &candidates)?;
+    let ranked = rank::rerank(searcher, fields, &parsed, &terms, &candidates, opts.limit)?;
     Ok(ranked
         .into_iter()
-        .take(opts.limit)
         .map(|r| SearchHit {
             path: r.path,
             basename: r.basename,

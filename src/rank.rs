@@ -27,7 +27,8 @@ use tantivy::query::{
 };
 use tantivy::schema::{Field, IndexRecordOption, Value};
 use tantivy::tokenizer::{RawTokenizer, Stemmer, TextAnalyzer, TokenStream};
-use tantivy::{DocAddress, Searcher, TantivyDocument, Term};
+use tantivy::postings::Postings;
+use tantivy::{DocAddress, DocSet, Searcher, TantivyDocument, Term};
 
 use crate::analyzer;
 use crate::config::Scope;
@@ -56,7 +57,7 @@ pub fn tune(name: &str, default: f32) -> f32 {
 }
 
 fn bm25_part(bm25: f32, max: f32) -> f32 {
-    let norm = tune("bm25norm", 0.0);
+    let norm = tune("bm25norm", 20.0);
     if norm > 0.0 {
         if max > 0.0 {
             norm * bm25 / max
@@ -84,9 +85,9 @@ impl MatchKind {
         match self {
             MatchKind::Exact => 1.0,
             MatchKind::Inflection => tune("w_infl", 0.85),
-            MatchKind::Typo1 => tune("w_typo1", 0.6),
+            MatchKind::Typo1 => tune("w_typo1", 0.75),
             MatchKind::Prefix => tune("w_prefix", 0.5),
-            MatchKind::Typo2 => tune("w_typo2", 0.45),
+            MatchKind::Typo2 => tune("w_typo2", 0.6),
         }
     }
 }
@@ -369,7 +370,7 @@ pub fn candidate_query(
             Occur::Should,
             Box::new(BoostQuery::new(
                 Box::new(BooleanQuery::new(all)),
-                tune("c_all", 1.0),
+                tune("c_all", 3.0),
             )),
         ));
     }
@@ -385,7 +386,7 @@ pub fn candidate_query(
                 Occur::Should,
                 Box::new(BoostQuery::new(
                     Box::new(BooleanQuery::new(some)),
-                    tune("c_loo", 0.5),
+                    tune("c_loo", 1.5),
                 )),
             ));
         }
@@ -474,82 +475,275 @@ pub struct Ranked {
     pub line: Option<u64>,
 }
 
-/// Re-ranks BM25 candidates with the bonus signals.
+/// What the postings say about one query term in one note (best variant weight per field,
+/// weighted occurrence counts).
+#[derive(Debug, Clone, Copy, Default)]
+struct TermHits {
+    title: f32,
+    alias: f32,
+    head: f32,
+    head_tf: f32,
+    body: f32,
+    body_tf: f32,
+    tags: f32,
+}
+
+/// Signals of one candidate, read from the index (no re-tokenizing of the note).
+#[derive(Debug, Clone, Default)]
+struct Features {
+    path: String,
+    terms: Vec<TermHits>,
+    /// Body positions of the tokens that make up phrases.
+    positions: HashMap<String, Vec<u32>>,
+}
+
+/// Re-ranks BM25 candidates with the bonus signals and returns the best `limit`, each with its
+/// excerpt.
+///
+/// The signals come from the postings of the candidates (term frequencies, positions), so a
+/// note is only read back (and tokenized, for the excerpt) when it is returned.
 pub fn rerank(
     searcher: &Searcher,
     fields: &Fields,
     q: &ParsedQuery,
     terms: &[ExpandedTerm],
     candidates: &[(f32, DocAddress)],
+    limit: usize,
 ) -> Result<Vec<Ranked>> {
+    let mut feats: Vec<Features> = vec![Features::default(); candidates.len()];
+    for f in &mut feats {
+        f.terms = vec![TermHits::default(); terms.len()];
+    }
+    let mut phrase_tokens: Vec<&String> = q
+        .phrases
+        .iter()
+        .chain(q.excluded_phrases.iter())
+        .chain(std::iter::once(&q.sequence))
+        .filter(|p| p.len() >= 2)
+        .flatten()
+        .collect();
+    phrase_tokens.sort();
+    phrase_tokens.dedup();
+
+    let mut by_segment: HashMap<u32, Vec<(usize, u32)>> = HashMap::new();
+    for (i, (_, addr)) in candidates.iter().enumerate() {
+        by_segment
+            .entry(addr.segment_ord)
+            .or_default()
+            .push((i, addr.doc_id));
+    }
+    let path_name = fields.schema.get_field_name(fields.path).to_string();
+    for (seg_ord, mut docs) in by_segment {
+        docs.sort_by_key(|d| d.1);
+        let seg = searcher.segment_reader(seg_ord);
+        if let Some(paths) = seg.fast_fields().str(&path_name)? {
+            for &(i, doc) in &docs {
+                if let Some(ord) = paths.term_ords(doc).next() {
+                    paths.ord_to_str(ord, &mut feats[i].path)?;
+                }
+            }
+        }
+        for (ti, t) in terms.iter().enumerate() {
+            for (field, vars) in &t.variants.per_field {
+                let inv = seg.inverted_index(*field)?;
+                for (s, w) in vars {
+                    let term = Term::from_field_text(*field, s);
+                    let Some(mut postings) =
+                        inv.read_postings(&term, IndexRecordOption::WithFreqs)?
+                    else {
+                        continue;
+                    };
+                    for &(i, doc) in &docs {
+                        if postings.doc() > doc || postings.seek(doc) != doc {
+                            continue;
+                        }
+                        let tf = postings.term_freq() as f32;
+                        let h = &mut feats[i].terms[ti];
+                        let slot = if *field == fields.title {
+                            &mut h.title
+                        } else if *field == fields.aliases {
+                            &mut h.alias
+                        } else if *field == fields.headings {
+                            h.head_tf += w * tf;
+                            &mut h.head
+                        } else if *field == fields.tags {
+                            &mut h.tags
+                        } else {
+                            h.body_tf += w * tf;
+                            &mut h.body
+                        };
+                        *slot = slot.max(*w);
+                    }
+                }
+            }
+        }
+        let inv = seg.inverted_index(fields.body)?;
+        for tok in &phrase_tokens {
+            let term = Term::from_field_text(fields.body, tok);
+            let Some(mut postings) =
+                inv.read_postings(&term, IndexRecordOption::WithFreqsAndPositions)?
+            else {
+                continue;
+            };
+            for &(i, doc) in &docs {
+                if postings.doc() > doc || postings.seek(doc) != doc {
+                    continue;
+                }
+                let mut pos = Vec::new();
+                postings.positions(&mut pos);
+                feats[i].positions.insert((*tok).clone(), pos);
+            }
+        }
+    }
+
     let mut analyzer = analyzer::text_analyzer();
-    let mut out = Vec::with_capacity(candidates.len());
     let max_bm25 = candidates.iter().map(|c| c.0).fold(0.0f32, f32::max);
-    for &(bm25, addr) in candidates {
-        let doc: TantivyDocument = searcher.doc(addr).context("reading a stored note")?;
-        let path = doc
-            .get_first(fields.path)
-            .and_then(|v| v.as_str())
-            .unwrap_or_default()
-            .to_string();
+    let mut scored: Vec<(f64, usize)> = Vec::with_capacity(candidates.len());
+    for (i, f) in feats.iter().enumerate() {
+        if q.excluded_phrases
+            .iter()
+            .any(|p| has_phrase(&f.positions, p))
+        {
+            continue;
+        }
+        let basename = crate::omnisearch::stem_of(&f.path);
+        let mut name = name_match(&mut analyzer, &basename, terms);
+        if f.terms.iter().any(|h| h.alias > 0.0) {
+            let doc: TantivyDocument = searcher.doc(candidates[i].1)?;
+            for a in doc.get_all(fields.aliases).filter_map(|v| v.as_str()) {
+                name = name.max(name_match(&mut analyzer, a, terms));
+            }
+        }
+        let bonus = bonus(q, f, name);
+        let bm25 = candidates[i].0;
+        if std::env::var_os("VS_EXPLAIN").is_some() {
+            eprintln!("{}: bonus={bonus} bm25={bm25} name={name} {:?}", f.path, f.terms);
+        }
+        scored.push((f64::from(bonus + bm25_part(bm25, max_bm25)), i));
+    }
+    scored.sort_by(|a, b| {
+        b.0.partial_cmp(&a.0)
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then_with(|| feats[a.1].path.cmp(&feats[b.1].path))
+    });
+    scored.truncate(limit);
+
+    let mut out = Vec::with_capacity(scored.len());
+    for (score, i) in scored {
+        let doc: TantivyDocument = searcher
+            .doc(candidates[i].1)
+            .context("reading a stored note")?;
         let body = doc
             .get_first(fields.body)
             .and_then(|v| v.as_str())
             .unwrap_or_default();
-        let aliases: Vec<&str> = doc
-            .get_all(fields.aliases)
-            .filter_map(|v| v.as_str())
-            .collect();
-        let basename = crate::omnisearch::stem_of(&path);
-        if !q.excluded_phrases.is_empty() {
-            let body_toks = tokens(&mut analyzer, body);
-            let title_toks = tokens(&mut analyzer, &basename);
-            if q.excluded_phrases.iter().any(|p| {
-                find_phrase(&body_toks, p).is_some() || find_phrase(&title_toks, p).is_some()
-            }) {
-                continue;
-            }
-        }
-        let (bonus, pos, text_start) =
-            score_note(&mut analyzer, q, terms, &basename, &aliases, body);
-        let (excerpt, line) = match pos {
-            Some(p) => (
-                excerpt::make_excerpt(body, p),
-                Some(excerpt::line_of(body, p)),
-            ),
-            None => {
-                let start = text_start;
-                let first = body[start..]
-                    .find(|c: char| !c.is_whitespace())
-                    .map_or(start, |i| start + i);
-                (
-                    excerpt::make_excerpt(body, first),
-                    Some(excerpt::line_of(body, first)),
-                )
-            }
-        };
-        if std::env::var_os("VS_EXPLAIN").is_some() {
-            eprintln!("{path}: bonus={bonus} bm25={bm25}");
-        }
+        let pos = excerpt_position(&mut analyzer, q, terms, body);
+        let path = std::mem::take(&mut feats[i].path);
         out.push(Ranked {
+            basename: crate::omnisearch::stem_of(&path),
             path,
-            basename,
-            score: f64::from(bonus + bm25_part(bm25, max_bm25)),
-            excerpt,
-            line,
+            score,
+            excerpt: excerpt::make_excerpt(body, pos),
+            line: Some(excerpt::line_of(body, pos)),
         });
     }
-    out.sort_by(|a, b| {
-        b.score
-            .partial_cmp(&a.score)
-            .unwrap_or(std::cmp::Ordering::Equal)
-            .then_with(|| a.path.cmp(&b.path))
-    });
     Ok(out)
 }
 
-/// Tokens of a text as (text, position, byte offset), part level only (whole compound tokens
-/// are kept too, at their first part's position).
+/// Does the body hold `phrase` (consecutive positions)?
+fn has_phrase(positions: &HashMap<String, Vec<u32>>, phrase: &[String]) -> bool {
+    let Some(first) = phrase.first().and_then(|t| positions.get(t)) else {
+        return false;
+    };
+    first.iter().any(|&p| {
+        phrase[1..].iter().enumerate().all(|(k, t)| {
+            positions
+                .get(t)
+                .is_some_and(|v| v.binary_search(&(p + k as u32 + 1)).is_ok())
+        })
+    })
+}
+
+/// The seed's bonus signals for one note (see the module docs), from its features and how
+/// well its name matches the query.
+fn bonus(q: &ParsedQuery, f: &Features, name: f32) -> f32 {
+    let n = f.terms.len();
+    if n == 0 {
+        return 0.0;
+    }
+    let mut bonus = 0.0f32;
+    let mut min_match = 1.0f32;
+    let mut sum_match = 0.0f32;
+    let mut tf = 0.0f32;
+    for h in &f.terms {
+        let title = h.title.max(h.alias);
+        let matched = title.max(h.body).max(h.head).max(h.tags);
+        min_match = min_match.min(matched);
+        sum_match += matched;
+        tf += h.body_tf;
+        bonus += tune("s_term", 20.0) * matched
+            + tune("s_title", 8.0) * title
+            + tune("s_head", 2.0) * h.head_tf.min(3.0);
+    }
+    if min_match > 0.0 {
+        bonus += tune("s_all", 80.0) * min_match;
+    } else {
+        let frac = sum_match / n as f32;
+        bonus += tune("s_part", 40.0) * frac.powf(tune("cov_pow", 2.0));
+    }
+    bonus += tf.min(tune("s_tf", 5.0));
+    // The query as the file name (or an alias): +80 scaled by how much of the query is in the
+    // name and how much of the name is the query, +40 more when they are the same words;
+    // otherwise the query as a phrase in the body +30.
+    bonus += tune("s_ptitle", 80.0) * name;
+    if name >= 0.999 {
+        bonus += tune("s_exact_title", 40.0);
+    } else if q.sequence.len() >= 2 && has_phrase(&f.positions, &q.sequence) {
+        bonus += tune("s_pbody", 30.0);
+    }
+    for p in &q.phrases {
+        if has_phrase(&f.positions, p) {
+            bonus += tune("s_qphrase", 60.0);
+        }
+    }
+    bonus
+}
+
+/// Where the excerpt of a returned note starts: the first quoted phrase, else the query as a
+/// phrase, else the earliest match of any term — preferring the text over the frontmatter.
+fn excerpt_position(
+    analyzer: &mut TextAnalyzer,
+    q: &ParsedQuery,
+    terms: &[ExpandedTerm],
+    body: &str,
+) -> usize {
+    let toks = tokens(analyzer, body);
+    let text_start = note::parse(body).body_start;
+    for p in q.phrases.iter().chain(std::iter::once(&q.sequence)) {
+        if p.len() >= 2 {
+            if let Some(off) = find_phrase(&toks, p) {
+                return off;
+            }
+        }
+    }
+    let mut in_frontmatter: Option<usize> = None;
+    for (tok, _, off) in &toks {
+        if terms.iter().any(|t| t.variants.weight(tok) > 0.0) {
+            if *off >= text_start {
+                return *off;
+            }
+            in_frontmatter.get_or_insert(*off);
+        }
+    }
+    in_frontmatter.unwrap_or_else(|| {
+        body[text_start..]
+            .find(|c: char| !c.is_whitespace())
+            .map_or(text_start, |i| text_start + i)
+    })
+}
+
+/// Tokens of a text as (text, position, byte offset); compound wholes sit at their first
+/// part's position.
 fn tokens(analyzer: &mut TextAnalyzer, text: &str) -> Vec<(String, usize, usize)> {
     analyzer::analyze(analyzer, text)
         .into_iter()
@@ -557,139 +751,72 @@ fn tokens(analyzer: &mut TextAnalyzer, text: &str) -> Vec<(String, usize, usize)
         .collect()
 }
 
+/// How well a name (file name or alias) and the query cover each other: the share of query
+/// terms found in the name times the share of the name's words that are query terms, each
+/// weighted by the match kind. 1.0 means "the name is the query".
+fn name_match(analyzer: &mut TextAnalyzer, name: &str, terms: &[ExpandedTerm]) -> f32 {
+    let all = analyzer::analyze(analyzer, name);
+    let parts: Vec<&str> = all
+        .iter()
+        .filter(|t| t.position_length <= 1)
+        .map(|t| t.text.as_str())
+        .collect();
+    if parts.is_empty() || terms.is_empty() {
+        return 0.0;
+    }
+    let term_best = |t: &ExpandedTerm| {
+        all.iter()
+            .map(|p| t.variants.weight(&p.text))
+            .fold(0.0f32, f32::max)
+    };
+    let query_cover: f32 = terms.iter().map(term_best).sum::<f32>() / terms.len() as f32;
+    // A name word is covered by the best query term that matches it, or by a compound query
+    // term (`micro-frontend`) that matched the name's compound whole.
+    let name_cover: f32 = parts
+        .iter()
+        .map(|p| {
+            terms
+                .iter()
+                .map(|t| {
+                    let w = t.variants.weight(p);
+                    if w > 0.0 {
+                        w
+                    } else {
+                        all.iter()
+                            .filter(|x| x.position_length > 1 && x.text.contains(p))
+                            .map(|x| t.variants.weight(&x.text))
+                            .fold(0.0f32, f32::max)
+                    }
+                })
+                .fold(0.0f32, f32::max)
+        })
+        .sum::<f32>()
+        / parts.len() as f32;
+    query_cover.powf(tune("qc_pow", 3.0)) * name_cover
+}
+
 /// Where `phrase` occurs in a token list (consecutive positions), as the byte offset of its
 /// first token.
 fn find_phrase(toks: &[(String, usize, usize)], phrase: &[String]) -> Option<usize> {
-    if phrase.is_empty() {
-        return None;
-    }
-    let mut by_pos: HashMap<usize, Vec<&str>> = HashMap::new();
-    for (t, p, _) in toks {
-        by_pos.entry(*p).or_default().push(t);
-    }
-    toks.iter()
-        .filter(|(t, _, _)| *t == phrase[0])
-        .find(|(_, p, _)| {
-            phrase[1..].iter().enumerate().all(|(i, w)| {
-                by_pos
-                    .get(&(p + i + 1))
-                    .is_some_and(|v| v.iter().any(|x| x == w))
-            })
-        })
-        .map(|(_, _, off)| *off)
-}
-
-/// The seed's bonus signals for one note, and the byte offset the excerpt should start from.
-fn score_note(
-    analyzer: &mut TextAnalyzer,
-    q: &ParsedQuery,
-    terms: &[ExpandedTerm],
-    basename: &str,
-    aliases: &[&str],
-    body: &str,
-) -> (f32, Option<usize>, usize) {
-    let title_toks = tokens(analyzer, basename);
-    let mut alias_toks = Vec::new();
-    for a in aliases {
-        alias_toks.extend(tokens(analyzer, a));
-    }
-    let body_toks = tokens(analyzer, body);
-    // The excerpt prefers a match in the text over one in the frontmatter.
-    let meta = note::parse(body);
-    let text_start = meta.body_start;
-    let headings: Vec<Vec<(String, usize, usize)>> = meta
-        .headings
-        .iter()
-        .map(|h| tokens(analyzer, &h.text))
-        .collect();
-
-    let best = |toks: &[(String, usize, usize)], v: &crate::rank::Variants| {
-        toks.iter()
-            .map(|(t, _, _)| v.weight(t))
-            .fold(0.0f32, f32::max)
-    };
-    let mut bonus = 0.0f32;
-    let mut matched_all = true;
-    let mut min_match = 1.0f32;
-    let mut sum_match = 0.0f32;
-    let mut tf = 0.0f32;
-    let mut first_pos: Option<usize> = None;
-    for t in terms {
-        let v = &t.variants;
-        let w_title = best(&title_toks, v).max(best(&alias_toks, v));
-        let mut w_body = 0.0f32;
-        for (tok, _, off) in &body_toks {
-            let w = v.weight(tok);
-            if w > 0.0 {
-                w_body = w_body.max(w);
-                tf += w;
-                let better = match first_pos {
-                    None => true,
-                    Some(p) => {
-                        (*off >= text_start, std::cmp::Reverse(*off))
-                            > (p >= text_start, std::cmp::Reverse(p))
-                    }
-                };
-                if better {
-                    first_pos = Some(*off);
-                }
+    let first = phrase.first()?;
+    toks.iter().enumerate().find_map(|(i, (t, p, off))| {
+        if t != first {
+            return None;
+        }
+        let mut want = p + 1;
+        let mut k = 1;
+        for (u, q, _) in &toks[i + 1..] {
+            if k == phrase.len() {
+                break;
+            }
+            if *q > want {
+                return None;
+            }
+            if *q == want && *u == phrase[k] {
+                k += 1;
+                want += 1;
             }
         }
-        let mut heading_hits = 0.0f32;
-        let mut w_head = 0.0f32;
-        for h in &headings {
-            let w = best(h, v);
-            heading_hits += w;
-            w_head = w_head.max(w);
-        }
-        let matched = w_title.max(w_body).max(w_head);
-        if matched <= 0.0 {
-            matched_all = false;
-        }
-        min_match = min_match.min(matched);
-        sum_match += matched;
-        if std::env::var_os("VS_EXPLAIN").is_some() {
-            eprintln!("  {basename}: term {} title={w_title} body={w_body} head={w_head} hits={heading_hits}", t.text);
-        }
-        bonus += tune("s_term", 20.0) * matched
-            + tune("s_title", 15.0) * w_title
-            + tune("s_head", 8.0) * heading_hits.min(3.0);
-    }
-    if matched_all && !terms.is_empty() {
-        bonus += tune("s_all", 50.0) * min_match;
-    } else if !terms.is_empty() {
-        let frac = sum_match / terms.len() as f32;
-        bonus += tune("s_part", 0.0) * frac.powf(tune("cov_pow", 2.0));
-    }
-    bonus += tf.min(tune("s_tf", 25.0));
-
-    // The query as a phrase: in the file name (or an alias) +80, else in the body +30.
-    let seq = &q.sequence;
-    if !seq.is_empty() {
-        if find_phrase(&title_toks, seq).is_some() || find_phrase(&alias_toks, seq).is_some() {
-            bonus += tune("s_ptitle", 80.0);
-            let title_parts: Vec<&str> = title_toks
-                .iter()
-                .filter(|(t, _, _)| !seq.is_empty() && seq.iter().any(|s| s == t))
-                .map(|(t, _, _)| t.as_str())
-                .collect();
-            if title_parts.len() == title_toks.len() {
-                bonus += tune("s_exact_title", 40.0); // the file name is exactly the query
-            }
-        } else if let Some(off) = find_phrase(&body_toks, seq) {
-            bonus += tune("s_pbody", 30.0);
-            if seq.len() >= 2 {
-                first_pos = Some(off);
-            }
-        }
-    }
-    for p in &q.phrases {
-        if let Some(off) = find_phrase(&body_toks, p) {
-            bonus += 60.0;
-            first_pos = Some(off);
-        } else if find_phrase(&title_toks, p).is_some() {
-            bonus += 60.0;
-        }
-    }
-    (bonus, first_pos, text_start)
+        (k == phrase.len()).then_some(*off)
+    })
 }
