@@ -12,18 +12,29 @@ pub const AFTER: usize = 130;
 /// Cuts `BEFORE` characters before and `AFTER` from byte offset `pos` of `text` (clamped to a
 /// char boundary), flattens whitespace to single spaces and marks cuts with `...`.
 pub fn make_excerpt(text: &str, pos: usize) -> String {
+    make_excerpt_from(text, pos, 0)
+}
+
+/// Like [`make_excerpt`], but the window never starts before byte `floor` (the end of the
+/// frontmatter, when the match lies after it); no `...` is shown for that boundary.
+pub fn make_excerpt_from(text: &str, pos: usize, floor: usize) -> String {
     let pos = floor_char_boundary(text, pos.min(text.len()));
-    let start = text[..pos]
+    let floor = if floor <= pos {
+        floor_char_boundary(text, floor)
+    } else {
+        0
+    };
+    let start = text[floor..pos]
         .char_indices()
         .rev()
         .nth(BEFORE - 1)
-        .map_or(0, |(i, _)| i);
+        .map_or(floor, |(i, _)| floor + i);
     let end = text[pos..]
         .char_indices()
         .nth(AFTER)
         .map_or(text.len(), |(i, _)| pos + i);
     let mut out = String::with_capacity(end - start + 6);
-    if start > 0 {
+    if start > floor {
         out.push_str("...");
     }
     push_flattened(&mut out, &text[start..end]);
@@ -197,6 +208,14 @@ mod tests {
         assert!(e.starts_with("...") && e.ends_with("..."));
         assert_eq!(e.chars().count(), 3 + 70 + 130 + 3);
         assert_eq!(make_excerpt("short\n\ntext", 0), "short text");
+    }
+
+    #[test]
+    fn excerpt_window_stops_at_the_floor() {
+        let text = "---\ntags: x\n---\n# Title here";
+        let floor = text.find('#').unwrap();
+        assert_eq!(make_excerpt_from(text, floor + 2, floor), "# Title here");
+        assert!(make_excerpt_from(text, 4, floor).starts_with("--- tags"));
     }
 
     #[test]

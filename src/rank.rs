@@ -22,12 +22,12 @@ use std::sync::OnceLock;
 
 use anyhow::{Context, Result};
 use levenshtein_automata::{Distance, LevenshteinAutomatonBuilder, DFA};
+use tantivy::postings::Postings;
 use tantivy::query::{
     BooleanQuery, BoostQuery, DisjunctionMaxQuery, EmptyQuery, Occur, PhraseQuery, Query, TermQuery,
 };
 use tantivy::schema::{Field, IndexRecordOption, Value};
 use tantivy::tokenizer::{RawTokenizer, Stemmer, TextAnalyzer, TokenStream};
-use tantivy::postings::Postings;
 use tantivy::{DocAddress, DocSet, Searcher, TantivyDocument, Term};
 
 use crate::analyzer;
@@ -617,7 +617,10 @@ pub fn rerank(
         let bonus = bonus(q, f, name);
         let bm25 = candidates[i].0;
         if std::env::var_os("VS_EXPLAIN").is_some() {
-            eprintln!("{}: bonus={bonus} bm25={bm25} name={name} {:?}", f.path, f.terms);
+            eprintln!(
+                "{}: bonus={bonus} bm25={bm25} name={name} {:?}",
+                f.path, f.terms
+            );
         }
         scored.push((f64::from(bonus + bm25_part(bm25, max_bm25)), i));
     }
@@ -638,12 +641,13 @@ pub fn rerank(
             .and_then(|v| v.as_str())
             .unwrap_or_default();
         let pos = excerpt_position(&mut analyzer, q, terms, body);
+        let text_start = note::parse(body).body_start;
         let path = std::mem::take(&mut feats[i].path);
         out.push(Ranked {
             basename: crate::omnisearch::stem_of(&path),
             path,
             score,
-            excerpt: excerpt::make_excerpt(body, pos),
+            excerpt: excerpt::make_excerpt_from(body, pos, text_start),
             line: Some(excerpt::line_of(body, pos)),
         });
     }
