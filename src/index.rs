@@ -19,7 +19,7 @@ use std::io::{ErrorKind, Read};
 use std::path::Path;
 use std::time::Instant;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use tantivy::indexer::NoMergePolicy;
 use tantivy::schema::Value;
 use tantivy::{DocAddress, Index, IndexWriter, ReloadPolicy, TantivyDocument, Term};
@@ -58,19 +58,21 @@ pub fn run(vault: &Path, cache_dir: Option<&Path>, cfg: &IndexConfig) -> Result<
             ..IndexReport::default()
         });
     };
-    let (_, mut report) = update(&store, &lock, vault, cfg.max_note_bytes, cfg.rebuild)?;
+    let (_, mut report) = update(&store, &lock, vault, cfg.max_note_bytes, cfg.rebuild, None)?;
     report.elapsed_seconds = round_to(started.elapsed().as_secs_f64(), 3);
     Ok(report)
 }
 
 /// Brings the store's index up to date with the vault (holding the writer lock) and returns
-/// it. A missing or incompatible index is built from scratch into a fresh directory.
+/// it. A missing or incompatible index is built from scratch into a fresh directory. `walked`
+/// is a walk of the vault the caller already made (it is made here otherwise).
 pub fn update(
     store: &Store,
     _lock: &WriterLock,
     vault: &Path,
     max_note_bytes: u64,
     rebuild: bool,
+    walked: Option<Walked>,
 ) -> Result<(Index, IndexReport)> {
     let existing = if rebuild {
         None
@@ -87,12 +89,12 @@ pub fn update(
     match existing {
         Some((index, payload)) => {
             let dir = store.current_dir().unwrap_or_else(|| store.root.clone());
-            let report = sync(&index, Some(&payload), vault, max_note_bytes, &dir)?;
+            let report = sync(&index, Some(&payload), vault, max_note_bytes, &dir, walked)?;
             Ok((index, report))
         }
         None => {
             let (index, dir) = store.create_fresh()?;
-            let mut report = sync(&index, None, vault, max_note_bytes, &dir)?;
+            let mut report = sync(&index, None, vault, max_note_bytes, &dir, walked)?;
             store.publish(&dir)?;
             report.rebuilt = true;
             Ok((index, report))
@@ -104,10 +106,13 @@ pub fn update(
 pub fn build_in_memory(vault: &Path, max_note_bytes: u64) -> Result<(Index, IndexReport)> {
     let index = Index::create_in_ram(schema::fields().schema.clone());
     store::register_analyzer(&index);
-    let mut report = sync(&index, None, vault, max_note_bytes, Path::new(""))?;
+    let mut report = sync(&index, None, vault, max_note_bytes, Path::new(""), None)?;
     report.rebuilt = true;
     Ok((index, report))
 }
+
+/// A walk of the vault: the notes on disk and the entries that could not be read.
+pub type Walked = (Vec<DiskNote>, Vec<SkippedFile>);
 
 /// What the index holds for one path.
 #[derive(Debug, Clone, Copy)]
@@ -115,6 +120,96 @@ struct Known {
     size: u64,
     mtime_ns: i64,
     addr: DocAddress,
+}
+
+/// A note whose content must be (re)written.
+#[derive(Debug)]
+struct Upsert {
+    note: DiskNote,
+    /// Content already read while comparing hashes (`None`: read it when writing).
+    bytes: Option<Vec<u8>>,
+    /// Replaces an existing document.
+    replaces: bool,
+    /// Same content, new size/mtime: re-written only to record them (counted as unchanged).
+    touched: bool,
+}
+
+/// The difference between the vault and the index.
+#[derive(Debug, Default)]
+pub struct Plan {
+    upserts: Vec<Upsert>,
+    removes: Vec<String>,
+    unchanged: u64,
+    skipped: Vec<SkippedFile>,
+}
+
+impl Plan {
+    /// Nothing to write: the index matches the vault.
+    pub fn is_noop(&self) -> bool {
+        self.upserts.is_empty() && self.removes.is_empty()
+    }
+}
+
+/// Compares a walk of the vault with what `searcher`'s commit holds. Only notes whose size or
+/// mtime differ (or that are racily clean) are read and hashed; nothing is written.
+pub fn plan(
+    searcher: &tantivy::Searcher,
+    payload: Option<&Payload>,
+    walked: Walked,
+    max_note_bytes: u64,
+) -> Result<Plan> {
+    let fields = schema::fields();
+    let mut known = manifest(searcher, fields)?;
+    let racy_after = payload.map_or(i64::MIN, |p| p.run_started_ns - RACY_WINDOW_NS);
+    let (disk, walk_skipped) = walked;
+    let mut plan = Plan {
+        skipped: walk_skipped,
+        ..Plan::default()
+    };
+    for note in disk {
+        let Some(k) = known.remove(&note.rel) else {
+            plan.upserts.push(Upsert {
+                note,
+                bytes: None,
+                replaces: false,
+                touched: false,
+            });
+            continue;
+        };
+        let stat_same = k.size == note.size && k.mtime_ns == note.mtime_ns;
+        if stat_same && k.mtime_ns < racy_after {
+            plan.unchanged += 1;
+            continue;
+        }
+        let bytes = match read_capped(&note.abs, max_note_bytes) {
+            Ok(b) => b,
+            Err(reason) => {
+                plan.skipped.push(SkippedFile {
+                    path: note.rel.clone(),
+                    reason,
+                });
+                plan.removes.push(note.rel);
+                continue;
+            }
+        };
+        let old: TantivyDocument = searcher.doc(k.addr).context("reading a stored note")?;
+        let same = old
+            .get_first(fields.hash)
+            .and_then(|v| v.as_bytes())
+            .is_some_and(|h| h == blake3::hash(&bytes).as_bytes());
+        if same && stat_same {
+            plan.unchanged += 1;
+            continue;
+        }
+        plan.upserts.push(Upsert {
+            note,
+            bytes: Some(bytes),
+            replaces: true,
+            touched: same,
+        });
+    }
+    plan.removes.extend(known.into_keys());
+    Ok(plan)
 }
 
 /// Diffs the vault against `index` and writes the difference. `payload` is the last commit's
@@ -125,147 +220,129 @@ fn sync(
     vault: &Path,
     max_note_bytes: u64,
     dir: &Path,
+    walked: Option<Walked>,
 ) -> Result<IndexReport> {
     let run_started_ns = store::now_ns();
-    let fields = schema::fields();
     let reader = index
         .reader_builder()
         .reload_policy(ReloadPolicy::Manual)
         .try_into()
         .context("cannot read the index")?;
     let searcher = reader.searcher();
-    let mut known = manifest(&searcher, fields)?;
-    let racy_after = payload.map_or(i64::MIN, |p| p.run_started_ns - RACY_WINDOW_NS);
+    let walked = match walked {
+        Some(w) => w,
+        None => walk(vault),
+    };
+    let plan = plan(&searcher, payload, walked, max_note_bytes)?;
+    apply(
+        index,
+        payload.is_none(),
+        plan,
+        run_started_ns,
+        vault,
+        max_note_bytes,
+        dir,
+    )
+}
 
+/// Writes a plan and commits it (a fresh index always gets a commit, so it carries a payload).
+fn apply(
+    index: &Index,
+    fresh: bool,
+    plan: Plan,
+    run_started_ns: i64,
+    vault: &Path,
+    max_note_bytes: u64,
+    dir: &Path,
+) -> Result<IndexReport> {
+    let fields = schema::fields();
     let mut report = IndexReport {
         index_dir: dir.display().to_string(),
+        unchanged: plan.unchanged,
+        skipped_files: plan.skipped,
         ..IndexReport::default()
     };
-    let (disk, walk_skipped) = walk(vault);
-    report.skipped_files = walk_skipped;
-
-    let mut writer: Option<IndexWriter> = None;
-    let heap = if payload.is_none() {
+    let mut live = plan.unchanged;
+    if plan.upserts.is_empty() && plan.removes.is_empty() && !fresh {
+        report.notes = live;
+        report.skipped = report.skipped_files.len() as u64;
+        return Ok(report);
+    }
+    let heap = if fresh {
         BUILD_HEAP_BYTES
     } else {
         UPDATE_HEAP_BYTES
     };
-    let mut changed = false;
-    let mut live: u64 = 0;
-    for note in disk {
-        let previous = known.remove(&note.rel);
-        if let Some(k) = previous {
-            if k.size == note.size && k.mtime_ns == note.mtime_ns && k.mtime_ns < racy_after {
-                report.unchanged += 1;
-                live += 1;
-                continue;
-            }
-        }
-        let bytes = match read_capped(&note.abs, max_note_bytes) {
-            Ok(b) => b,
-            Err(reason) => {
-                report.skipped_files.push(SkippedFile {
-                    path: note.rel.clone(),
-                    reason,
-                });
-                if previous.is_some() {
-                    writer_for(index, &mut writer, heap)?
-                        .delete_term(Term::from_field_text(fields.path, &note.rel));
-                    report.removed += 1;
-                    changed = true;
+    let mut writer = new_writer(index, heap)?;
+    for path in &plan.removes {
+        writer.delete_term(Term::from_field_text(fields.path, path));
+        report.removed += 1;
+    }
+    for up in plan.upserts {
+        let bytes = match up.bytes {
+            Some(b) => b,
+            None => match read_capped(&up.note.abs, max_note_bytes) {
+                Ok(b) => b,
+                Err(reason) => {
+                    report.skipped_files.push(SkippedFile {
+                        path: up.note.rel.clone(),
+                        reason,
+                    });
+                    continue;
                 }
-                continue;
-            }
+            },
         };
-        let hash = blake3::hash(&bytes);
-        if let Some(k) = previous {
-            let old: TantivyDocument = searcher.doc(k.addr).context("reading a stored note")?;
-            let same = old
-                .get_first(fields.hash)
-                .and_then(|v| v.as_bytes())
-                .is_some_and(|h| h == hash.as_bytes());
-            let stat_same = k.size == note.size && k.mtime_ns == note.mtime_ns;
-            if same && stat_same {
-                report.unchanged += 1;
-                live += 1;
-                continue;
-            }
-            // Same content under a new mtime is re-written too (counted as unchanged), so the
-            // next freshness check can skip it by stat instead of reading it every time.
-            if same {
-                report.unchanged += 1;
-            } else {
-                report.updated += 1;
-            }
-            writer_for(index, &mut writer, heap)?
-                .delete_term(Term::from_field_text(fields.path, &note.rel));
-        } else {
-            report.added += 1;
+        if up.replaces {
+            writer.delete_term(Term::from_field_text(fields.path, &up.note.rel));
         }
+        let hash = blake3::hash(&bytes);
         let text = decode(&bytes);
-        let doc = note_document(fields, &note, &text, hash.as_bytes());
-        writer_for(index, &mut writer, heap)?
+        let doc = note_document(fields, &up.note, &text, hash.as_bytes());
+        writer
             .add_document(doc)
             .context("adding a note to the index")?;
-        changed = true;
+        match (up.replaces, up.touched) {
+            (false, _) => report.added += 1,
+            (true, false) => report.updated += 1,
+            (true, true) => report.unchanged += 1,
+        }
         live += 1;
-    }
-    for (path, _) in known {
-        writer_for(index, &mut writer, heap)?
-            .delete_term(Term::from_field_text(fields.path, &path));
-        report.removed += 1;
-        changed = true;
     }
     report.notes = live;
     report.skipped = report.skipped_files.len() as u64;
-
-    if payload.is_none() {
-        // A fresh index always gets a commit (even an empty vault), so it carries a payload.
-        changed = true;
-        writer_for(index, &mut writer, heap)?;
-    }
-    if let (true, Some(mut w)) = (changed, writer) {
-        let payload = Payload {
-            format: schema::index_format(),
-            run_started_ns,
-            vault: vault.display().to_string(),
-        };
-        let payload_json = serde_json::to_string(&payload)?;
-        let mut prepared = w.prepare_commit().context("preparing the index commit")?;
-        prepared.set_payload(&payload_json);
-        prepared.commit().context("committing the index")?;
-        maybe_merge(index, &mut w)?;
-        w.wait_merging_threads()
-            .context("waiting for index merges")?;
-        store::privatize_dir(dir);
-    }
+    let payload = Payload {
+        format: schema::index_format(),
+        run_started_ns,
+        vault: vault.display().to_string(),
+    };
+    let payload_json = serde_json::to_string(&payload)?;
+    let mut prepared = writer
+        .prepare_commit()
+        .context("preparing the index commit")?;
+    prepared.set_payload(&payload_json);
+    prepared.commit().context("committing the index")?;
+    maybe_merge(index, &mut writer)?;
+    writer
+        .wait_merging_threads()
+        .context("waiting for index merges")?;
+    store::privatize_dir(dir);
     Ok(report)
 }
 
-fn writer_for<'a>(
-    index: &Index,
-    slot: &'a mut Option<IndexWriter>,
-    heap: usize,
-) -> Result<&'a mut IndexWriter> {
-    if slot.is_none() {
-        let threads = std::thread::available_parallelism()
-            .map_or(1, |n| n.get())
-            .clamp(1, 2);
-        let threads = if heap <= UPDATE_HEAP_BYTES {
-            1
-        } else {
-            threads
-        };
-        let w: IndexWriter = index
-            .writer_with_num_threads(threads, heap)
-            .context("cannot open the index for writing")?;
-        w.set_merge_policy(Box::new(NoMergePolicy));
-        *slot = Some(w);
-    }
-    match slot.as_mut() {
-        Some(w) => Ok(w),
-        None => bail!("index writer unavailable"),
-    }
+fn new_writer(index: &Index, heap: usize) -> Result<IndexWriter> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, 2);
+    let threads = if heap <= UPDATE_HEAP_BYTES {
+        1
+    } else {
+        threads
+    };
+    let w: IndexWriter = index
+        .writer_with_num_threads(threads, heap)
+        .context("cannot open the index for writing")?;
+    w.set_merge_policy(Box::new(NoMergePolicy));
+    Ok(w)
 }
 
 /// Merges when segments pile up (all but the largest) or too many documents are deleted (all).

@@ -31,11 +31,53 @@ pub struct LocalAnswer {
 }
 
 /// Runs a local search.
+///
+/// With a refresh, the stat walk of the vault runs on other threads while this one searches
+/// the last commit; when the walk shows the index is current (the usual case), those results
+/// are the answer, so the freshness check costs about the walk, not walk + search.
 pub fn search(opts: &SearchOptions) -> Result<LocalAnswer> {
-    let (index, stale) = open_fresh(opts)?;
+    if opts.refresh {
+        if let Some(answer) = search_overlapped(opts)? {
+            return Ok(answer);
+        }
+    }
+    let (index, stale) = open_fresh(opts, None)?;
     let searcher = open_searcher(&index)?;
     let hits = search_index(&searcher, opts)?;
     Ok(LocalAnswer { hits, stale })
+}
+
+/// The refresh + search fast path; `None` when there is no usable index yet.
+fn search_overlapped(opts: &SearchOptions) -> Result<Option<LocalAnswer>> {
+    let Some(cache) = opts.cache_dir.as_deref() else {
+        return Ok(None);
+    };
+    let store = Store::new(cache, &opts.vault);
+    let Ok(Some((index, payload))) = store.open_current() else {
+        return Ok(None);
+    };
+    let searcher = open_searcher(&index)?;
+    let (hits, walked) = std::thread::scope(|s| {
+        let walker = s.spawn(|| crate::walk::walk(&opts.vault));
+        let hits = search_index(&searcher, opts);
+        let walked = walker.join();
+        (hits, walked)
+    });
+    let hits = hits?;
+    let walked = walked.map_err(|_| anyhow::anyhow!("the vault walk failed"))?;
+    let plan = index::plan(&searcher, Some(&payload), walked, DEFAULT_MAX_NOTE_BYTES)?;
+    if plan.is_noop() {
+        return Ok(Some(LocalAnswer { hits, stale: false }));
+    }
+    // The vault changed: update the index (if nobody else is writing; the update walks again,
+    // under the lock) and search again.
+    let (index, stale) = open_fresh(opts, None)?;
+    if stale {
+        return Ok(Some(LocalAnswer { hits, stale }));
+    }
+    let searcher = open_searcher(&index)?;
+    let hits = search_index(&searcher, opts)?;
+    Ok(Some(LocalAnswer { hits, stale }))
 }
 
 fn warn(msg: &str) {
@@ -43,7 +85,7 @@ fn warn(msg: &str) {
 }
 
 /// The index to search, refreshed unless told not to; `(index, stale)`.
-fn open_fresh(opts: &SearchOptions) -> Result<(Index, bool)> {
+fn open_fresh(opts: &SearchOptions, walked: Option<index::Walked>) -> Result<(Index, bool)> {
     let in_memory = |why: String| -> Result<(Index, bool)> {
         warn(&format!(
             "{why}; indexing the vault in memory for this search"
@@ -67,7 +109,14 @@ fn open_fresh(opts: &SearchOptions) -> Result<(Index, bool)> {
     }
     match store.try_lock() {
         Ok(Some(lock)) => {
-            match index::update(&store, &lock, &opts.vault, DEFAULT_MAX_NOTE_BYTES, false) {
+            match index::update(
+                &store,
+                &lock,
+                &opts.vault,
+                DEFAULT_MAX_NOTE_BYTES,
+                false,
+                walked,
+            ) {
                 Ok((index, _)) => Ok((index, false)),
                 Err(e) => {
                     let why = format!("cannot update the index: {e:#}");
@@ -130,7 +179,8 @@ pub fn search_index(searcher: &Searcher, opts: &SearchOptions) -> Result<Vec<Sea
     if parsed.is_empty() {
         return Ok(Vec::new());
     }
-    let terms = rank::expand_query(searcher, fields, &parsed)?;
+    let mut terms = rank::expand_query(searcher, fields, &parsed)?;
+    rank::set_rarity(searcher, fields, &mut terms)?;
     // Excluded phrases are filtered after the candidates: fetch more so the limit still fills.
     let k = rank::CANDIDATES.max(opts.limit)
         * if parsed.excluded_phrases.is_empty() {

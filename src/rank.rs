@@ -290,6 +290,8 @@ fn note_kind(found: &mut HashMap<String, MatchKind>, s: &str, kind: MatchKind) {
 pub struct ExpandedTerm {
     pub text: String,
     pub variants: Variants,
+    /// How much this term counts relative to the others (mean 1): rarer terms count more.
+    pub rarity: f32,
 }
 
 /// Expands every term of the query.
@@ -311,16 +313,42 @@ pub fn expand_query(
                 out.push(ExpandedTerm {
                     text: p.clone(),
                     variants: v,
+                    rarity: 1.0,
                 });
             }
         } else {
             out.push(ExpandedTerm {
                 text: t.text.clone(),
                 variants: v,
+                rarity: 1.0,
             });
         }
     }
     Ok(out)
+}
+
+/// Sets each term's rarity from its document frequency in the text (the most frequent of its
+/// variants): idf^p normalised to a mean of 1.
+pub fn set_rarity(searcher: &Searcher, fields: &Fields, terms: &mut [ExpandedTerm]) -> Result<()> {
+    let p = tune("idf_pow", 1.0);
+    if terms.is_empty() || p == 0.0 {
+        return Ok(());
+    }
+    let n = searcher.num_docs().max(1) as f32;
+    let mut idfs = Vec::with_capacity(terms.len());
+    for t in terms.iter() {
+        let mut df = 0u64;
+        for (s, _) in t.variants.all.iter().filter(|(_, w)| **w >= 0.99) {
+            df = df.max(searcher.doc_freq(&Term::from_field_text(fields.body, s))?);
+        }
+        let df = df as f32;
+        idfs.push((1.0 + (n - df + 0.5) / (df + 0.5)).ln().max(0.01).powf(p));
+    }
+    let mean = idfs.iter().sum::<f32>() / idfs.len() as f32;
+    for (t, idf) in terms.iter_mut().zip(idfs) {
+        t.rarity = idf / mean;
+    }
+    Ok(())
 }
 
 /// The BM25 candidate query.
@@ -614,7 +642,7 @@ pub fn rerank(
                 name = name.max(name_match(&mut analyzer, a, terms));
             }
         }
-        let bonus = bonus(q, f, name);
+        let bonus = bonus(q, terms, f, name);
         let bm25 = candidates[i].0;
         if std::env::var_os("VS_EXPLAIN").is_some() {
             eprintln!(
@@ -670,7 +698,7 @@ fn has_phrase(positions: &HashMap<String, Vec<u32>>, phrase: &[String]) -> bool 
 
 /// The seed's bonus signals for one note (see the module docs), from its features and how
 /// well its name matches the query.
-fn bonus(q: &ParsedQuery, f: &Features, name: f32) -> f32 {
+fn bonus(q: &ParsedQuery, terms: &[ExpandedTerm], f: &Features, name: f32) -> f32 {
     let n = f.terms.len();
     if n == 0 {
         return 0.0;
@@ -679,13 +707,18 @@ fn bonus(q: &ParsedQuery, f: &Features, name: f32) -> f32 {
     let mut min_match = 1.0f32;
     let mut sum_match = 0.0f32;
     let mut tf = 0.0f32;
-    for h in &f.terms {
+    for (h, t) in f.terms.iter().zip(terms) {
         let title = h.title.max(h.alias);
         let matched = title.max(h.body).max(h.head).max(h.tags);
         min_match = min_match.min(matched);
-        sum_match += matched;
+        sum_match += matched * t.rarity;
         tf += h.body_tf;
-        bonus += tune("s_term", 20.0) * matched
+        let r = if tune("rar_term", 0.0) > 0.0 {
+            t.rarity
+        } else {
+            1.0
+        };
+        bonus += tune("s_term", 20.0) * matched * r
             + tune("s_title", 8.0) * title
             + tune("s_head", 2.0) * h.head_tf.min(3.0);
     }

@@ -32,8 +32,18 @@ pub fn is_markdown(name: &str) -> bool {
         && name[name.len() - 3..].eq_ignore_ascii_case(".md")
 }
 
+/// A unit of work: list a directory, or stat a batch of its Markdown entries (so the files of
+/// one big directory are stat'ed by all threads, not one).
+enum Work {
+    List(PathBuf, String),
+    Stat(String, Vec<fs::DirEntry>),
+}
+
+/// Files stat'ed per work item.
+const STAT_BATCH: usize = 256;
+
 struct Queue {
-    dirs: VecDeque<(PathBuf, String)>,
+    work: VecDeque<Work>,
     busy: usize,
 }
 
@@ -41,20 +51,19 @@ struct Queue {
 pub fn walk(vault: &Path) -> (Vec<DiskNote>, Vec<SkippedFile>) {
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
-        .clamp(1, 4);
+        .clamp(1, 8);
     let queue = Mutex::new(Queue {
-        dirs: VecDeque::from([(vault.to_path_buf(), String::new())]),
+        work: VecDeque::from([Work::List(vault.to_path_buf(), String::new())]),
         busy: 0,
     });
     let ready = Condvar::new();
     let results: Vec<(Vec<DiskNote>, Vec<SkippedFile>)> = std::thread::scope(|s| {
-        let workers: Vec<_> = (0..threads)
+        let helpers: Vec<_> = (1..threads)
             .map(|_| s.spawn(|| worker(&queue, &ready)))
             .collect();
-        workers
-            .into_iter()
-            .map(|w| w.join().unwrap_or_default())
-            .collect()
+        let mut all = vec![worker(&queue, &ready)];
+        all.extend(helpers.into_iter().map(|w| w.join().unwrap_or_default()));
+        all
     });
     let mut notes = Vec::new();
     let mut skipped = Vec::new();
@@ -74,9 +83,9 @@ fn worker(queue: &Mutex<Queue>, ready: &Condvar) -> (Vec<DiskNote>, Vec<SkippedF
                 break;
             };
             loop {
-                if let Some(d) = q.dirs.pop_front() {
+                if let Some(w) = q.work.pop_front() {
                     q.busy += 1;
-                    break Some(d);
+                    break Some(w);
                 }
                 if q.busy == 0 {
                     break None;
@@ -87,14 +96,17 @@ fn worker(queue: &Mutex<Queue>, ready: &Condvar) -> (Vec<DiskNote>, Vec<SkippedF
                 };
             }
         };
-        let Some((dir, rel)) = next else {
+        let Some(work) = next else {
             ready.notify_all();
             break;
         };
-        let mut subdirs = Vec::new();
-        list_dir(&dir, &rel, &mut subdirs, &mut notes, &mut skipped);
+        let mut more = Vec::new();
+        match work {
+            Work::List(dir, rel) => list_dir(&dir, &rel, &mut more, &mut skipped),
+            Work::Stat(rel, entries) => stat_all(&rel, entries, &mut notes, &mut skipped),
+        }
         if let Ok(mut q) = queue.lock() {
-            q.dirs.extend(subdirs);
+            q.work.extend(more);
             q.busy -= 1;
         }
         ready.notify_all();
@@ -110,13 +122,7 @@ fn join_rel(rel: &str, name: &str) -> String {
     }
 }
 
-fn list_dir(
-    dir: &Path,
-    rel: &str,
-    subdirs: &mut Vec<(PathBuf, String)>,
-    notes: &mut Vec<DiskNote>,
-    skipped: &mut Vec<SkippedFile>,
-) {
+fn list_dir(dir: &Path, rel: &str, more: &mut Vec<Work>, skipped: &mut Vec<SkippedFile>) {
     let entries = match fs::read_dir(dir) {
         Ok(e) => e,
         Err(e) => {
@@ -127,31 +133,49 @@ fn list_dir(
             return;
         }
     };
+    let mut batch = Vec::new();
     for entry in entries {
         let Ok(entry) = entry else { continue };
-        let name_os = entry.file_name();
-        let name = name_os.to_string_lossy();
         let Ok(ft) = entry.file_type() else { continue };
         if ft.is_dir() {
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
             if !name.starts_with('.') {
-                subdirs.push((entry.path(), join_rel(rel, &name)));
+                more.push(Work::List(entry.path(), join_rel(rel, &name)));
             }
-        } else if ft.is_file() && is_markdown(&name) {
-            let rel = join_rel(rel, &name);
-            match entry.metadata() {
-                Ok(md) => notes.push(DiskNote {
-                    rel,
-                    abs: entry.path(),
-                    size: md.len(),
-                    mtime_ns: md.modified().map_or(0, store::system_time_ns),
-                }),
-                // Deleted between the listing and the stat: simply not there any more.
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(e) => skipped.push(SkippedFile {
-                    path: rel,
-                    reason: format!("cannot stat: {e}"),
-                }),
+        } else if ft.is_file() && is_markdown(&entry.file_name().to_string_lossy()) {
+            batch.push(entry);
+            if batch.len() == STAT_BATCH {
+                more.push(Work::Stat(rel.to_string(), std::mem::take(&mut batch)));
             }
+        }
+    }
+    if !batch.is_empty() {
+        more.push(Work::Stat(rel.to_string(), batch));
+    }
+}
+
+fn stat_all(
+    rel: &str,
+    entries: Vec<fs::DirEntry>,
+    notes: &mut Vec<DiskNote>,
+    skipped: &mut Vec<SkippedFile>,
+) {
+    for entry in entries {
+        let rel = join_rel(rel, &entry.file_name().to_string_lossy());
+        match entry.metadata() {
+            Ok(md) => notes.push(DiskNote {
+                abs: entry.path(),
+                rel,
+                size: md.len(),
+                mtime_ns: md.modified().map_or(0, store::system_time_ns),
+            }),
+            // Deleted between the listing and the stat: simply not there any more.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => skipped.push(SkippedFile {
+                path: rel,
+                reason: format!("cannot stat: {e}"),
+            }),
         }
     }
 }
