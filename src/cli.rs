@@ -52,6 +52,22 @@ pub struct GlobalArgs {
     /// Print one JSON object instead of text
     #[arg(long, global = true)]
     pub json: bool,
+
+    /// Highlight matched words in text output [auto: on a terminal, unless $NO_COLOR is set]
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
+    pub color: ColorChoice,
+}
+
+/// When to color text output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum ColorChoice {
+    /// On a terminal, unless $NO_COLOR is set
+    #[default]
+    Auto,
+    /// Always
+    Always,
+    /// Never
+    Never,
 }
 
 #[derive(Debug, Subcommand)]
@@ -72,6 +88,8 @@ pub enum Source {
     Omnisearch,
     /// Only the local index
     Local,
+    /// Both engines side by side, for ranking comparisons
+    Both,
 }
 
 #[derive(Debug, Clone, ClapArgs)]

@@ -8,7 +8,7 @@ use std::path::{Component, Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
-use crate::cli::{Args, Command, GlobalArgs, IndexArgs, SearchArgs, Source};
+use crate::cli::{Args, ColorChoice, Command, GlobalArgs, IndexArgs, SearchArgs, Source};
 
 /// Default Omnisearch HTTP port (the plugin's own default, `httpApiPort`).
 pub const DEFAULT_PORT: u16 = 51361;
@@ -25,6 +25,8 @@ pub struct Config {
     pub cache_dir: Option<PathBuf>,
     /// Print JSON instead of text.
     pub json: bool,
+    /// Highlight matched words in text output.
+    pub color: bool,
     /// What to do.
     pub action: Action,
 }
@@ -142,7 +144,16 @@ impl Config {
             vault,
             cache_dir,
             json,
+            color,
         } = global;
+        let color = match color {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => {
+                use std::io::IsTerminal;
+                env_nonempty("NO_COLOR").is_none() && std::io::stdout().is_terminal()
+            }
+        };
         let vault = resolve_vault(vault)?;
         let cache_dir = cache_dir
             .or_else(|| env_nonempty("VAULT_SEARCH_CACHE_DIR").map(PathBuf::from))
@@ -162,6 +173,7 @@ impl Config {
             vault,
             cache_dir,
             json,
+            color,
             action,
         })
     }

@@ -16,12 +16,14 @@ use crate::config::Scope;
 use crate::error::EngineError;
 use crate::excerpt;
 use crate::local;
+use crate::note;
 use crate::omnisearch;
-use crate::output::{round_to, SearchHit, SearchResponse};
+use crate::output::{round_to, Comparison, SearchHit, SearchResponse};
 
 pub const ENGINE_OMNISEARCH: &str = "omnisearch";
 pub const ENGINE_OFFLINE: &str = "omnisearch (offline)";
 pub const ENGINE_LOCAL: &str = "local";
+pub const ENGINE_BOTH: &str = "both";
 
 /// Everything one search needs; the library entry point [`crate::search`] takes this.
 #[derive(Debug, Clone)]
@@ -74,28 +76,60 @@ pub fn search(opts: &SearchOptions) -> Result<SearchResponse> {
         error: None,
         stale: false,
         fallback_reason: None,
+        omnisearch_hits: None,
+        comparison: None,
     };
-    let omni = match opts.source {
-        Source::Local => None,
-        Source::Auto | Source::Omnisearch => Some(omnisearch::query(opts.port, &opts.query)),
-    };
-    match omni {
-        Some(Ok(hits)) => {
-            response.engine = ENGINE_OMNISEARCH.into();
-            response.results = omni_results(&opts.vault, hits, &opts.scope, opts.limit);
-        }
-        Some(Err(EngineError::OmnisearchUnavailable(why))) if opts.source == Source::Omnisearch => {
-            response.engine = ENGINE_OFFLINE.into();
-            response.error = Some(why);
-        }
-        other => {
-            if let Some(Err(e)) = other {
-                response.fallback_reason = Some(e.to_string());
+    match opts.source {
+        Source::Local => use_local(opts, &mut response)?,
+        Source::Omnisearch => match omnisearch::query(opts.port, &opts.query) {
+            Ok(hits) => {
+                response.engine = ENGINE_OMNISEARCH.into();
+                response.results = omni_results(&opts.vault, hits, &opts.scope, opts.limit).0;
             }
-            let local = local::search(opts)?;
-            response.engine = ENGINE_LOCAL.into();
-            response.results = local.hits;
-            response.stale = local.stale;
+            Err(e) => {
+                response.engine = ENGINE_OFFLINE.into();
+                response.error = Some(reason(e));
+            }
+        },
+        Source::Auto => match omnisearch::query(opts.port, &opts.query) {
+            Ok(hits) => {
+                let raw = hits.len();
+                let (results, in_scope) = omni_results(&opts.vault, hits, &opts.scope, opts.limit);
+                // Omnisearch requires every word: one extra word empties its answer. And it
+                // caps at 50 results, which a narrow --folder can filter down to too few.
+                let scope_starved = !opts.scope.is_everything()
+                    && raw >= omnisearch::MAX_RESULTS
+                    && in_scope < opts.limit;
+                if results.is_empty() || scope_starved {
+                    use_local(opts, &mut response)?;
+                    response.omnisearch_hits = Some(in_scope);
+                } else {
+                    response.engine = ENGINE_OMNISEARCH.into();
+                    response.results = results;
+                }
+            }
+            Err(e) => {
+                response.fallback_reason = Some(reason(e));
+                use_local(opts, &mut response)?;
+            }
+        },
+        Source::Both => {
+            let (omni_engine, omni_error, omni) = match omnisearch::query(opts.port, &opts.query) {
+                Ok(hits) => (
+                    ENGINE_OMNISEARCH.to_string(),
+                    None,
+                    omni_results(&opts.vault, hits, &opts.scope, opts.limit).0,
+                ),
+                Err(e) => (ENGINE_OFFLINE.to_string(), Some(reason(e)), Vec::new()),
+            };
+            use_local(opts, &mut response)?;
+            response.engine = ENGINE_BOTH.into();
+            response.comparison = Some(compare(
+                omni_engine,
+                omni_error,
+                omni,
+                response.results.clone(),
+            ));
         }
     }
     response.total_results = response.results.len();
@@ -103,38 +137,99 @@ pub fn search(opts: &SearchOptions) -> Result<SearchResponse> {
     Ok(response)
 }
 
-/// Scopes client-side (the API has no folder parameter), cuts to `limit`, and finds each
-/// excerpt's line by reading the note.
+fn reason(e: EngineError) -> String {
+    match e {
+        EngineError::OmnisearchUnavailable(why) | EngineError::IndexIncompatible(why) => why,
+    }
+}
+
+fn use_local(opts: &SearchOptions, response: &mut SearchResponse) -> Result<()> {
+    let local = local::search(opts)?;
+    response.engine = ENGINE_LOCAL.into();
+    response.results = local.hits;
+    response.stale = local.stale;
+    Ok(())
+}
+
+/// Puts two answers side by side: overlap@k with k = the shorter list.
+pub fn compare(
+    omnisearch_engine: String,
+    omnisearch_error: Option<String>,
+    omnisearch: Vec<SearchHit>,
+    local: Vec<SearchHit>,
+) -> Comparison {
+    let k = omnisearch.len().min(local.len());
+    let top: std::collections::HashSet<&str> =
+        omnisearch.iter().take(k).map(|h| h.path.as_str()).collect();
+    let both = local
+        .iter()
+        .take(k)
+        .filter(|h| top.contains(h.path.as_str()))
+        .count();
+    Comparison {
+        omnisearch_engine,
+        omnisearch_error,
+        k,
+        overlap_at_k: if k == 0 {
+            0.0
+        } else {
+            round_to(both as f64 / k as f64, 3)
+        },
+        omnisearch,
+        local,
+    }
+}
+
+/// Scopes client-side (the API has no folder parameter), cuts to `limit`, and reads each note
+/// for the excerpt's line, its heading, tags and aliases. Also returns how many hits were in
+/// scope before the cut.
 fn omni_results(
     vault: &Path,
     hits: Vec<omnisearch::OmniHit>,
     scope: &Scope,
     limit: usize,
-) -> Vec<SearchHit> {
-    hits.into_iter()
+) -> (Vec<SearchHit>, usize) {
+    let in_scope: Vec<omnisearch::OmniHit> = hits
+        .into_iter()
         .filter(|h| scope.contains(&h.path))
+        .collect();
+    let n = in_scope.len();
+    let results = in_scope
+        .into_iter()
         .take(limit)
         .map(|h| {
-            let line = h
-                .offset_utf16
-                .and_then(|off| line_at_utf16(vault, &h.path, off));
-            SearchHit {
+            let mut hit = SearchHit {
                 basename: h.basename,
                 score: round_to(h.score, 2),
                 excerpt: h.excerpt,
                 engine: ENGINE_OMNISEARCH.into(),
-                line,
+                line: None,
+                heading: None,
+                tags: Vec::new(),
+                aliases: Vec::new(),
+                matched: h.found_words.clone(),
+                highlight: h.found_words,
                 path: h.path,
-            }
+            };
+            enrich_from_note(vault, &mut hit, h.offset_utf16);
+            hit
         })
-        .collect()
+        .collect();
+    (results, n)
 }
 
-/// The 1-based line of a UTF-16 offset in a note; `None` when the note can't be read or is
-/// shorter than the offset.
-fn line_at_utf16(vault: &Path, rel: &str, offset: usize) -> Option<u64> {
-    let bytes = std::fs::read(vault.join(rel)).ok()?;
+/// Reads the note behind an Omnisearch hit: the line and heading at the plugin's UTF-16 match
+/// offset, and the note's tags and aliases. Leaves them unknown when the note can't be read.
+fn enrich_from_note(vault: &Path, hit: &mut SearchHit, offset_utf16: Option<usize>) {
+    let Ok(bytes) = std::fs::read(vault.join(&hit.path)) else {
+        return;
+    };
     let text = String::from_utf8_lossy(&bytes);
-    let pos = excerpt::utf16_to_byte_offset(&text, offset)?;
-    Some(excerpt::line_of(&text, pos))
+    let meta = note::parse(&text);
+    if let Some(pos) = offset_utf16.and_then(|off| excerpt::utf16_to_byte_offset(&text, off)) {
+        hit.line = Some(excerpt::line_of(&text, pos));
+        hit.heading = note::heading_at(&meta, pos);
+    }
+    hit.tags = meta.tags;
+    hit.aliases = meta.aliases;
 }

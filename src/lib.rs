@@ -58,7 +58,7 @@ pub fn run(config: &Config) -> Result<()> {
             if config.json {
                 output::write_json(&mut out, &response)
             } else {
-                output::write_text(&mut out, &response)
+                output::write_text(&mut out, &response, config.color)
             }
         }
         Action::Index(i) => {

@@ -216,6 +216,11 @@ pub fn search_index(searcher: &Searcher, opts: &SearchOptions) -> Result<Vec<Sea
             excerpt: r.excerpt,
             engine: ENGINE_LOCAL.into(),
             line: r.line,
+            heading: r.heading,
+            tags: r.tags,
+            aliases: r.aliases,
+            matched: r.matched,
+            highlight: r.highlight,
         })
         .collect())
 }

@@ -69,8 +69,18 @@ pub fn parse(text: &str) -> NoteMeta {
         }
         offset += raw.len();
     }
-    meta.tags.dedup();
+    let mut seen = std::collections::HashSet::new();
+    meta.tags.retain(|t| seen.insert(t.clone()));
     meta
+}
+
+/// The text of the nearest heading at or above byte offset `pos`.
+pub fn heading_at(meta: &NoteMeta, pos: usize) -> Option<String> {
+    meta.headings
+        .iter()
+        .take_while(|h| h.offset <= pos)
+        .last()
+        .map(|h| h.text.clone())
 }
 
 /// `(frontmatter text, byte offset after it)`; frontmatter must open on the first line.

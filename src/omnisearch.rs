@@ -21,6 +21,8 @@ use crate::excerpt;
 pub const DEADLINE: Duration = Duration::from_millis(800);
 /// Replies larger than this are refused (the real API answers at most 50 small objects).
 pub const MAX_BODY_BYTES: u64 = 16 * 1024 * 1024;
+/// The plugin answers at most this many results.
+pub const MAX_RESULTS: usize = 50;
 
 /// One hit as the plugin reported it, cleaned.
 #[derive(Debug, Clone, PartialEq)]
@@ -32,6 +34,8 @@ pub struct OmniHit {
     pub excerpt: String,
     /// UTF-16 offset of the match the excerpt is built around.
     pub offset_utf16: Option<usize>,
+    /// The index words the plugin matched (`foundWords`).
+    pub found_words: Vec<String>,
 }
 
 /// Asks the plugin on `port` (loopback only: 127.0.0.1, then [::1]) within [`DEADLINE`].
@@ -184,12 +188,26 @@ pub fn parse_reply(body: &[u8]) -> Result<Vec<OmniHit>, EngineError> {
             .and_then(|m| m.get("offset"))
             .and_then(Value::as_u64)
             .and_then(|o| usize::try_from(o).ok());
+        let mut found_words: Vec<String> = Vec::new();
+        for w in obj
+            .get("foundWords")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+        {
+            let w = w.to_lowercase();
+            if !found_words.contains(&w) {
+                found_words.push(w);
+            }
+        }
         hits.push(OmniHit {
             path: path.to_string(),
             basename,
             score,
             excerpt,
             offset_utf16,
+            found_words,
         });
     }
     Ok(hits)

@@ -31,6 +31,30 @@ pub struct SearchResponse {
     /// Why the local engine answered in `auto` mode (Omnisearch failed: the reason).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fallback_reason: Option<String>,
+    /// In `auto` mode, when Omnisearch answered but too little (it requires every word, so
+    /// one extra word empties its answer) and the local engine answered instead: how many
+    /// hits Omnisearch had in scope.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub omnisearch_hits: Option<usize>,
+    /// `--source both`: the two engines side by side.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub comparison: Option<Comparison>,
+}
+
+/// `--source both`: both engines' answers to the same query.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Comparison {
+    /// `omnisearch` or `omnisearch (offline)`.
+    pub omnisearch_engine: String,
+    /// Why Omnisearch did not answer, when it didn't.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub omnisearch_error: Option<String>,
+    pub omnisearch: Vec<SearchHit>,
+    pub local: Vec<SearchHit>,
+    /// k = the smaller list's length (at most `--limit`).
+    pub k: usize,
+    /// Paths in both top-k lists, divided by k (0 when k is 0).
+    pub overlap_at_k: f64,
 }
 
 /// One ranked note.
@@ -48,6 +72,21 @@ pub struct SearchHit {
     pub engine: String,
     /// 1-based line of the note where the excerpt's match is; `null` when unknown.
     pub line: Option<u64>,
+    /// The nearest heading above the match (the section to read); `null` when none.
+    #[serde(default)]
+    pub heading: Option<String>,
+    /// Frontmatter and inline tags of the note.
+    #[serde(default)]
+    pub tags: Vec<String>,
+    /// Frontmatter aliases of the note.
+    #[serde(default)]
+    pub aliases: Vec<String>,
+    /// The query words this note matched (normalised: lowercase, accents folded).
+    #[serde(default)]
+    pub matched: Vec<String>,
+    /// Normalised word forms to highlight in the excerpt (text output on a terminal).
+    #[serde(skip)]
+    pub highlight: Vec<String>,
 }
 
 /// The summary of one `vault-search index` run, as printed by `--json`.
@@ -136,8 +175,8 @@ fn is_bidi_control(c: char) -> bool {
     matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
-/// Writes the human-readable form.
-pub fn write_text(w: &mut dyn Write, r: &SearchResponse) -> io::Result<()> {
+/// Writes the human-readable form; `color` highlights the matched words (ANSI bold red).
+pub fn write_text(w: &mut dyn Write, r: &SearchResponse, color: bool) -> io::Result<()> {
     writeln!(
         w,
         "=== Vault Search: '{}' [{} - {:.3}s] vault={} ===",
@@ -146,6 +185,9 @@ pub fn write_text(w: &mut dyn Write, r: &SearchResponse) -> io::Result<()> {
         r.elapsed_seconds,
         sanitize_for_terminal(&r.vault)
     )?;
+    if let Some(c) = &r.comparison {
+        return write_comparison(w, c);
+    }
     if r.results.is_empty() {
         writeln!(w, "(no results)")?;
     }
@@ -158,10 +200,82 @@ pub fn write_text(w: &mut dyn Write, r: &SearchResponse) -> io::Result<()> {
             sanitize_for_terminal(&hit.path)
         )?;
         if !hit.excerpt.is_empty() {
-            writeln!(w, "   {}", sanitize_for_terminal(&hit.excerpt))?;
+            let excerpt = sanitize_for_terminal(&hit.excerpt);
+            let shown = if color {
+                highlight(&excerpt, &hit.highlight)
+            } else {
+                excerpt
+            };
+            writeln!(w, "   {shown}")?;
         }
     }
     Ok(())
+}
+
+const COLUMN: usize = 48;
+
+fn cell(s: &str) -> String {
+    let clean = sanitize_for_terminal(s);
+    let n = clean.chars().count();
+    if n <= COLUMN {
+        format!("{clean}{}", " ".repeat(COLUMN - n))
+    } else {
+        let cut: String = clean.chars().take(COLUMN - 1).collect();
+        format!("{cut}…")
+    }
+}
+
+/// `--source both` as two columns.
+fn write_comparison(w: &mut dyn Write, c: &Comparison) -> io::Result<()> {
+    let left_title = match &c.omnisearch_error {
+        Some(e) => format!("{} ({})", c.omnisearch_engine, e),
+        None => c.omnisearch_engine.clone(),
+    };
+    writeln!(w, "    {} | local", cell(&left_title))?;
+    let rows = c.omnisearch.len().max(c.local.len());
+    if rows == 0 {
+        writeln!(w, "(no results)")?;
+    }
+    for i in 0..rows {
+        let l = c.omnisearch.get(i).map_or("", |h| h.path.as_str());
+        let r = c.local.get(i).map_or("", |h| h.path.as_str());
+        writeln!(
+            w,
+            "{:>2}. {} | {}",
+            i + 1,
+            cell(l),
+            sanitize_for_terminal(r)
+        )?;
+    }
+    writeln!(w, "overlap@{}: {:.2}", c.k, c.overlap_at_k)
+}
+
+/// Wraps the words of `text` whose normalised form is in `forms` in ANSI bold red.
+pub fn highlight(text: &str, forms: &[String]) -> String {
+    if forms.is_empty() {
+        return text.to_string();
+    }
+    let mut analyzer = crate::analyzer::text_analyzer();
+    let mut ranges: Vec<(usize, usize)> = crate::analyzer::analyze(&mut analyzer, text)
+        .into_iter()
+        .filter(|t| forms.iter().any(|f| *f == t.text))
+        .map(|t| (t.offset_from, t.offset_to))
+        .collect();
+    ranges.sort_unstable();
+    let mut out = String::with_capacity(text.len() + ranges.len() * 12);
+    let mut at = 0;
+    for (from, to) in ranges {
+        if from < at {
+            continue; // a part inside a highlighted compound
+        }
+        out.push_str(&text[at..from]);
+        out.push_str("\u{1b}[1;31m");
+        out.push_str(&text[from..to]);
+        out.push_str("\u{1b}[0m");
+        at = to;
+    }
+    out.push_str(&text[at..]);
+    out
 }
 
 /// Writes `--json`: pretty-printed, non-ASCII kept as is, control characters escaped by serde.
@@ -192,6 +306,13 @@ mod tests {
             sanitize_for_terminal(s),
             "aredm bcde f".replace("redm", "red")
         );
+    }
+
+    #[test]
+    fn highlights_matched_forms() {
+        let h = highlight("Kotlin bootstrap, kotlincompile x", &["kotlin".into()]);
+        assert_eq!(h, "\u{1b}[1;31mKotlin\u{1b}[0m bootstrap, kotlincompile x");
+        assert_eq!(highlight("abc", &[]), "abc");
     }
 
     #[test]

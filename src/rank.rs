@@ -501,6 +501,13 @@ pub struct Ranked {
     pub score: f64,
     pub excerpt: String,
     pub line: Option<u64>,
+    pub heading: Option<String>,
+    pub tags: Vec<String>,
+    pub aliases: Vec<String>,
+    /// Query terms this note matched.
+    pub matched: Vec<String>,
+    /// Word forms (variants of the matched terms) to highlight.
+    pub highlight: Vec<String>,
 }
 
 /// What the postings say about one query term in one note (best variant weight per field,
@@ -669,14 +676,27 @@ pub fn rerank(
             .and_then(|v| v.as_str())
             .unwrap_or_default();
         let pos = excerpt_position(&mut analyzer, q, terms, body);
-        let text_start = note::parse(body).body_start;
+        let meta = note::parse(body);
         let path = std::mem::take(&mut feats[i].path);
+        let mut matched = Vec::new();
+        let mut highlight = Vec::new();
+        for (t, h) in terms.iter().zip(&feats[i].terms) {
+            if h.title.max(h.alias).max(h.head).max(h.body).max(h.tags) > 0.0 {
+                matched.push(t.text.clone());
+                highlight.extend(t.variants.all.keys().cloned());
+            }
+        }
         out.push(Ranked {
             basename: crate::omnisearch::stem_of(&path),
             path,
             score,
-            excerpt: excerpt::make_excerpt_from(body, pos, text_start),
+            excerpt: excerpt::make_excerpt_from(body, pos, meta.body_start),
             line: Some(excerpt::line_of(body, pos)),
+            heading: note::heading_at(&meta, pos),
+            tags: meta.tags.clone(),
+            aliases: meta.aliases.clone(),
+            matched,
+            highlight,
         });
     }
     Ok(out)

@@ -391,3 +391,33 @@ fn hostile_queries_never_fail() {
         assert!(stderr(&out).starts_with("vault-search: the query is empty"));
     }
 }
+
+#[test]
+fn hits_carry_heading_tags_aliases_and_matched_terms() {
+    let env = demo_env();
+    let r = env.search_json(&["--source", "local", "stale", "daemon", "zeppelin"]);
+    let h = &r.results[0];
+    assert_eq!(h.path, "Projects/gradle-bootstrap.md");
+    assert_eq!(
+        h.heading.as_deref(),
+        Some("Debug bootstrap Gradle Kotlin compilation failure")
+    );
+    assert_eq!(h.tags, ["build", "kotlin"]);
+    assert_eq!(h.aliases, ["Kotlin build fix"]);
+    assert_eq!(h.matched, ["stale", "daemon"]);
+}
+
+#[test]
+fn color_highlights_only_when_asked() {
+    let env = demo_env();
+    let out = env.run(&["--source", "local", "--color", "always", "stale"]);
+    assert!(
+        stdout(&out).contains("\u{1b}[1;31mstale\u{1b}[0m"),
+        "{}",
+        stdout(&out)
+    );
+    let out = env.run(&["--source", "local", "stale"]);
+    assert!(!stdout(&out).contains('\u{1b}'), "not a terminal: no color");
+    let out = env.run(&["--source", "local", "--color", "never", "stale"]);
+    assert!(!stdout(&out).contains('\u{1b}'));
+}

@@ -41,7 +41,11 @@ fn cleans_html_excerpts_and_reports_engine() {
 fn query_is_percent_encoded_verbatim() {
     let env = Env::new();
     let server = MockServer::start(Reply::Json("[]".into()));
-    let r = search(&env, server.port, &["--", "\"a b\" -c path:x&y"]);
+    let r = search(
+        &env,
+        server.port,
+        &["--source", "omnisearch", "--", "\"a b\" -c path:x&y"],
+    );
     assert_eq!(r.engine, "omnisearch");
     let reqs = server.requests.lock().unwrap().clone();
     assert_eq!(reqs.len(), 1);
@@ -265,4 +269,81 @@ fn json_format_has_the_contract_fields() {
         assert!(hit.get(key).is_some(), "missing result.{key}");
     }
     assert!(v.get("error").is_none(), "error only when offline");
+}
+
+#[test]
+fn zero_hits_from_omnisearch_fall_back_to_local() {
+    let env = Env::new();
+    env.write("note.md", "gradle kotlin bootstrap notes\n");
+    let server = MockServer::start(Reply::Json("[]".into()));
+    let r = search(
+        &env,
+        server.port,
+        &["gradle", "kotlin", "bootstrap", "zeppelin"],
+    );
+    assert_eq!(r.engine, "local");
+    assert_eq!(r.omnisearch_hits, Some(0));
+    assert_eq!(r.results[0].path, "note.md");
+    // Scoped out: Omnisearch had hits, none in the folder.
+    let body = json!([omni_hit(3.0, "Other/x.md", "x", None)]);
+    let server = MockServer::start(Reply::Json(body.to_string()));
+    let r = search(&env, server.port, &["--exclude", "Other", "gradle"]);
+    assert_eq!((r.engine.as_str(), r.omnisearch_hits), ("local", Some(0)));
+    // Enough hits: Omnisearch answers.
+    let r = search(&env, server.port, &["gradle"]);
+    assert_eq!((r.engine.as_str(), r.omnisearch_hits), ("omnisearch", None));
+}
+
+#[test]
+fn both_engines_side_by_side() {
+    let env = Env::new();
+    env.write("a.md", "kotlin gradle\n");
+    env.write("b.md", "kotlin\n");
+    let body = json!([
+        omni_hit(3.0, "b.md", "kotlin", None),
+        omni_hit(2.0, "c.md", "kotlin", None)
+    ]);
+    let server = MockServer::start(Reply::Json(body.to_string()));
+    let r = search(&env, server.port, &["--source", "both", "kotlin"]);
+    assert_eq!(r.engine, "both");
+    let c = r.comparison.unwrap();
+    assert_eq!(c.omnisearch_engine, "omnisearch");
+    let omni: Vec<_> = c.omnisearch.iter().map(|h| h.path.as_str()).collect();
+    assert_eq!(omni, ["b.md", "c.md"]);
+    assert_eq!(c.local.len(), 2);
+    assert_eq!(c.k, 2);
+    assert_eq!(c.overlap_at_k, 0.5);
+    let p = server.port.to_string();
+    let out = env.run(&["--port", &p, "--source", "both", "kotlin"]);
+    assert_ok(&out);
+    let text = stdout(&out);
+    assert!(text.contains("overlap@2: 0.50"), "{text}");
+    assert!(text.lines().nth(2).unwrap().contains("b.md"));
+    // Omnisearch down: the comparison says so.
+    let r = env.search_json(&["--source", "both", "kotlin"]);
+    let c = r.comparison.unwrap();
+    assert_eq!(c.omnisearch_engine, "omnisearch (offline)");
+    assert!(c.omnisearch_error.is_some());
+}
+
+#[test]
+fn omnisearch_hits_carry_heading_tags_and_matched_words() {
+    let env = Env::new();
+    let text =
+        "---\ntags: [infra]\naliases: [Tape]\n---\n# Top\n## Restore\nrun the restore here\n";
+    env.write("n.md", text);
+    let off: usize = text[..text.find("restore here").unwrap()]
+        .chars()
+        .map(char::len_utf16)
+        .sum();
+    let mut hit = omni_hit(1.0, "n.md", "restore", Some(off));
+    hit["foundWords"] = json!(["Restore", "restore"]);
+    let server = MockServer::start(Reply::Json(json!([hit]).to_string()));
+    let r = search(&env, server.port, &["restore"]);
+    let h = &r.results[0];
+    assert_eq!(h.line, Some(7));
+    assert_eq!(h.heading.as_deref(), Some("Restore"));
+    assert_eq!(h.tags, ["infra"]);
+    assert_eq!(h.aliases, ["Tape"]);
+    assert_eq!(h.matched, ["restore"]);
 }
