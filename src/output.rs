@@ -258,7 +258,7 @@ pub fn highlight(text: &str, forms: &[String]) -> String {
     let mut analyzer = crate::analyzer::text_analyzer();
     let mut ranges: Vec<(usize, usize)> = crate::analyzer::analyze(&mut analyzer, text)
         .into_iter()
-        .filter(|t| forms.iter().any(|f| *f == t.text))
+        .filter(|t| forms.contains(&t.text))
         .map(|t| (t.offset_from, t.offset_to))
         .collect();
     ranges.sort_unstable();
