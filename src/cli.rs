@@ -76,6 +76,45 @@ pub enum Command {
     Search(SearchArgs),
     /// Build or update the offline index (meant for cron or an agent's hook)
     Index(IndexArgs),
+    /// Show the index and Omnisearch status of the vault
+    Status(StatusArgs),
+    /// Print (or install) the Claude Code skill that lets agents use this tool
+    Skill(SkillArgs),
+    /// Print a shell completion script
+    Completions(CompletionsArgs),
+}
+
+#[derive(Debug, Clone, ClapArgs)]
+pub struct StatusArgs {
+    /// Omnisearch HTTP port (1-65535) [default: $OMNISEARCH_PORT, else 51361]
+    #[arg(long, value_name = "P", value_parser = clap::value_parser!(u16).range(1..))]
+    pub port: Option<u16>,
+}
+
+#[derive(Debug, Clone, ClapArgs)]
+pub struct SkillArgs {
+    /// Write the skill to ~/.claude/skills/vault-search/SKILL.md instead of printing it
+    #[arg(long)]
+    pub install: bool,
+
+    /// With --install: the skills directory to write into [default: ~/.claude/skills]
+    #[arg(long, value_name = "DIR", requires = "install")]
+    pub dir: Option<PathBuf>,
+
+    /// With --install: overwrite a SKILL.md that vault-search did not write
+    #[arg(long, requires = "install")]
+    pub force: bool,
+
+    /// Print the one-paragraph directive for AGENTS.md / CLAUDE.md instead
+    #[arg(long, conflicts_with = "install")]
+    pub agents_md: bool,
+}
+
+#[derive(Debug, Clone, ClapArgs)]
+pub struct CompletionsArgs {
+    /// The shell
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
 }
 
 /// Which engine answers a search.

@@ -36,6 +36,9 @@ pub struct Config {
 pub enum Action {
     Search(SearchConfig),
     Index(IndexConfig),
+    Status { port: u16 },
+    Skill(crate::cli::SkillArgs),
+    Completions(clap_complete::Shell),
 }
 
 #[derive(Debug, Clone)]
@@ -154,7 +157,17 @@ impl Config {
                 env_nonempty("NO_COLOR").is_none() && std::io::stdout().is_terminal()
             }
         };
-        let vault = resolve_vault(vault)?;
+        let needs_vault = !matches!(
+            command,
+            Some(Command::Skill(_)) | Some(Command::Completions(_))
+        );
+        let (candidate, origin) = vault_candidate(vault)?;
+        let vault = match check_vault(&candidate, origin) {
+            Ok(v) => v,
+            Err(e) if needs_vault => return Err(e),
+            // `skill` only names the vault in its text; `completions` doesn't use it.
+            Err(_) => candidate,
+        };
         let cache_dir = cache_dir
             .or_else(|| env_nonempty("VAULT_SEARCH_CACHE_DIR").map(PathBuf::from))
             .or_else(|| directories::BaseDirs::new().map(|b| b.cache_dir().to_path_buf()));
@@ -168,6 +181,11 @@ impl Config {
                 rebuild,
                 max_note_bytes,
             }),
+            Some(Command::Status(s)) => Action::Status {
+                port: resolve_port(s.port)?,
+            },
+            Some(Command::Skill(s)) => Action::Skill(s),
+            Some(Command::Completions(c)) => Action::Completions(c.shell),
         };
         Ok(Config {
             vault,
@@ -179,7 +197,8 @@ impl Config {
     }
 }
 
-fn resolve_vault(flag: Option<PathBuf>) -> Result<PathBuf> {
+/// The vault path the user asked for (flag, environment, default) and where it came from.
+fn vault_candidate(flag: Option<PathBuf>) -> Result<(PathBuf, &'static str)> {
     let (path, origin) = if let Some(p) = flag {
         (p, "--vault")
     } else if let Some(p) = env_nonempty("OBSIDIAN_VAULT") {
@@ -192,7 +211,11 @@ fn resolve_vault(flag: Option<PathBuf>) -> Result<PathBuf> {
             .context("no home directory: pass --vault or set OBSIDIAN_VAULT")?;
         (home.join("Vault"), "the default ~/Vault")
     };
-    let path = expand_tilde(&path);
+    Ok((expand_tilde(&path), origin))
+}
+
+/// The canonical vault directory; an error when it is not a directory.
+fn check_vault(path: &Path, origin: &str) -> Result<PathBuf> {
     if !path.is_dir() {
         bail!(
             "vault not found: {} (from {origin}; pass --vault DIR or set OBSIDIAN_VAULT)",
@@ -216,12 +239,9 @@ fn expand_tilde(p: &Path) -> PathBuf {
     p.to_path_buf()
 }
 
-fn resolve_search(s: SearchArgs) -> Result<SearchConfig> {
-    let query = s.query.join(" ");
-    if query.trim().is_empty() {
-        bail!("the query is empty: give at least one word to search for");
-    }
-    let port = match s.port {
+/// `--port`, else `$OMNISEARCH_PORT`, else the plugin's default.
+fn resolve_port(flag: Option<u16>) -> Result<u16> {
+    Ok(match flag {
         Some(p) => p,
         None => match env_nonempty("OMNISEARCH_PORT") {
             Some(v) => {
@@ -233,7 +253,15 @@ fn resolve_search(s: SearchArgs) -> Result<SearchConfig> {
             }
             None => DEFAULT_PORT,
         },
-    };
+    })
+}
+
+fn resolve_search(s: SearchArgs) -> Result<SearchConfig> {
+    let query = s.query.join(" ");
+    if query.trim().is_empty() {
+        bail!("the query is empty: give at least one word to search for");
+    }
+    let port = resolve_port(s.port)?;
     Ok(SearchConfig {
         query,
         limit: usize::from(s.limit),

@@ -212,6 +212,21 @@ pub fn plan(
     Ok(plan)
 }
 
+/// How many notes differ between the vault and the index by size and mtime alone (added,
+/// modified or removed), without reading any note.
+pub fn changed_by_stat(searcher: &tantivy::Searcher, vault: &Path) -> Result<u64> {
+    let mut known = manifest(searcher, schema::fields())?;
+    let (disk, _) = walk(vault);
+    let mut changed = 0u64;
+    for note in disk {
+        match known.remove(&note.rel) {
+            Some(k) if k.size == note.size && k.mtime_ns == note.mtime_ns => {}
+            _ => changed += 1,
+        }
+    }
+    Ok(changed + known.len() as u64)
+}
+
 /// Diffs the vault against `index` and writes the difference. `payload` is the last commit's
 /// (None for a fresh index).
 fn sync(

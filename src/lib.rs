@@ -19,6 +19,8 @@ pub mod output;
 pub mod query;
 pub mod rank;
 pub mod schema;
+pub mod skill;
+pub mod status;
 pub mod store;
 pub mod walk;
 
@@ -60,6 +62,32 @@ pub fn run(config: &Config) -> Result<()> {
             } else {
                 output::write_text(&mut out, &response, config.color)
             }
+        }
+        Action::Status { port } => {
+            let st = status::status(&config.vault, config.cache_dir.as_deref(), *port)?;
+            if config.json {
+                output::write_json(&mut out, &st)
+            } else {
+                write!(out, "{}", status::to_text(&st))
+            }
+        }
+        Action::Skill(s) => {
+            let bin = skill::binary_path()?;
+            if s.agents_md {
+                write!(out, "{}", skill::agents_md(&bin))
+            } else if s.install {
+                let path = skill::install_path(s.dir.as_deref())?;
+                skill::install(&path, &skill::skill_md(&bin, &config.vault), s.force)?;
+                writeln!(out, "installed {}", path.display())
+            } else {
+                write!(out, "{}", skill::skill_md(&bin, &config.vault))
+            }
+        }
+        Action::Completions(shell) => {
+            use clap::CommandFactory;
+            let mut cmd = cli::Args::command();
+            clap_complete::generate(*shell, &mut cmd, "vault-search", &mut out);
+            Ok(())
         }
         Action::Index(i) => {
             let report = index::run(&config.vault, config.cache_dir.as_deref(), i)?;

@@ -1,0 +1,182 @@
+//! `vault-search status`: what the index holds, how stale it is, and whether Omnisearch
+//! answers — the first thing to run when results look wrong.
+
+use std::path::Path;
+
+use anyhow::Result;
+use serde::{Deserialize, Serialize};
+use tantivy::ReloadPolicy;
+
+use crate::index;
+use crate::omnisearch;
+use crate::schema;
+use crate::store::Store;
+
+/// The status report (`--json`).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Status {
+    pub vault: String,
+    /// The per-vault index directory (`null` without a cache directory).
+    pub index_dir: Option<String>,
+    /// True when a usable index exists.
+    pub indexed: bool,
+    /// Notes in the index.
+    pub notes: u64,
+    /// Bytes on disk of the live index.
+    pub index_bytes: u64,
+    /// When the last committed run started (UTC, RFC 3339).
+    pub last_indexed_at: Option<String>,
+    /// Notes added, modified or removed on disk since (by size and mtime; a stat walk).
+    pub changed_since: Option<u64>,
+    /// The format this binary writes (`schema-N+analyzer-M`).
+    pub schema: String,
+    /// Why the index is unusable, when it is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub index_error: Option<String>,
+    pub omnisearch_port: u16,
+    pub omnisearch_answers: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub omnisearch_error: Option<String>,
+}
+
+/// Gathers the status of `vault`.
+pub fn status(vault: &Path, cache_dir: Option<&Path>, port: u16) -> Result<Status> {
+    let mut st = Status {
+        vault: vault.display().to_string(),
+        index_dir: None,
+        indexed: false,
+        notes: 0,
+        index_bytes: 0,
+        last_indexed_at: None,
+        changed_since: None,
+        schema: schema::index_format(),
+        index_error: None,
+        omnisearch_port: port,
+        omnisearch_answers: false,
+        omnisearch_error: None,
+    };
+    if let Some(cache) = cache_dir {
+        let store = Store::new(cache, vault);
+        st.index_dir = Some(store.root.display().to_string());
+        match store.open_current() {
+            Ok(Some((idx, payload))) => {
+                st.indexed = true;
+                st.last_indexed_at = Some(rfc3339(payload.run_started_ns));
+                if let Some(dir) = store.current_dir() {
+                    st.index_bytes = dir_bytes(&dir);
+                }
+                let reader: tantivy::IndexReader = idx
+                    .reader_builder()
+                    .reload_policy(ReloadPolicy::Manual)
+                    .try_into()?;
+                let searcher = reader.searcher();
+                st.notes = searcher.num_docs();
+                st.changed_since = Some(index::changed_by_stat(&searcher, vault)?);
+            }
+            Ok(None) => {}
+            Err(e) => st.index_error = Some(e.to_string()),
+        }
+    }
+    match omnisearch::query(port, "vault-search status") {
+        Ok(_) => st.omnisearch_answers = true,
+        Err(e) => st.omnisearch_error = Some(e.to_string()),
+    }
+    Ok(st)
+}
+
+/// The report as text.
+pub fn to_text(st: &Status) -> String {
+    let mut out = String::new();
+    let mut line = |k: &str, v: String| out.push_str(&format!("{k:<18}{v}\n"));
+    line("vault", st.vault.clone());
+    line(
+        "index",
+        st.index_dir
+            .clone()
+            .unwrap_or_else(|| "(no cache directory)".into()),
+    );
+    if let Some(e) = &st.index_error {
+        line(
+            "index error",
+            format!("{e} (the next search or `index` rebuilds it)"),
+        );
+    } else if st.indexed {
+        line("notes indexed", st.notes.to_string());
+        line(
+            "index size",
+            format!("{:.1} MiB", st.index_bytes as f64 / 1048576.0),
+        );
+        line(
+            "last indexed",
+            st.last_indexed_at.clone().unwrap_or_default(),
+        );
+        line(
+            "changed since",
+            st.changed_since
+                .map_or("?".into(), |n| format!("{n} notes")),
+        );
+    } else {
+        line(
+            "notes indexed",
+            "none yet (the first search or `index` builds it)".into(),
+        );
+    }
+    line("schema", st.schema.clone());
+    let omni = if st.omnisearch_answers {
+        "answers".to_string()
+    } else {
+        format!(
+            "no answer ({})",
+            st.omnisearch_error.clone().unwrap_or_default()
+        )
+    };
+    line("omnisearch", format!("port {}: {omni}", st.omnisearch_port));
+    out
+}
+
+fn dir_bytes(dir: &Path) -> u64 {
+    std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.flatten()
+                .filter_map(|e| e.metadata().ok())
+                .filter(|m| m.is_file())
+                .map(|m| m.len())
+                .sum()
+        })
+        .unwrap_or(0)
+}
+
+/// Nanoseconds since the epoch as `YYYY-MM-DDTHH:MM:SSZ`.
+pub fn rfc3339(ns: i64) -> String {
+    let secs = ns.div_euclid(1_000_000_000);
+    let days = secs.div_euclid(86_400);
+    let tod = secs.rem_euclid(86_400);
+    // Howard Hinnant's days-to-civil algorithm.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        tod / 3600,
+        tod % 3600 / 60,
+        tod % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_dates() {
+        assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
+        assert_eq!(rfc3339(1_795_996_800_000_000_000), "2026-11-30T00:00:00Z");
+        assert_eq!(rfc3339(951_782_400_000_000_000), "2000-02-29T00:00:00Z");
+    }
+}

@@ -1,0 +1,139 @@
+//! Agent integration through the real binary: the skill, status, completions.
+#![allow(clippy::unwrap_used)]
+
+mod util;
+
+use util::{assert_ok, stderr, stdout, Env, MockServer, Reply};
+
+/// Splits a SKILL.md into its frontmatter key/values and body.
+fn frontmatter(md: &str) -> (Vec<(String, String)>, String) {
+    let rest = md.strip_prefix("---\n").expect("opens with ---");
+    let (fm, body) = rest.split_once("\n---\n").expect("closes with ---");
+    let kv = fm
+        .lines()
+        .map(|l| {
+            let (k, v) = l.split_once(": ").expect("key: value");
+            (k.to_string(), v.to_string())
+        })
+        .collect();
+    (kv, body.to_string())
+}
+
+#[test]
+fn skill_frontmatter_pre_approves_exactly_this_binary() {
+    let env = Env::new();
+    let out = env.run(&["skill"]);
+    assert_ok(&out);
+    let (fm, body) = frontmatter(&stdout(&out));
+    let get = |k: &str| {
+        fm.iter()
+            .find(|(key, _)| key == k)
+            .map(|(_, v)| v.clone())
+            .unwrap()
+    };
+    assert_eq!(get("name"), "vault-search");
+    let desc = get("description");
+    for phrase in ["my notes", "the vault", "we did this before", "last time"] {
+        assert!(desc.contains(phrase), "description lacks {phrase:?}");
+    }
+    let bin = std::fs::canonicalize(env!("CARGO_BIN_EXE_vault-search")).unwrap();
+    assert_eq!(get("allowed-tools"), format!("Bash({} *)", bin.display()));
+    for needle in [
+        "--folder",
+        "--exclude",
+        "--json",
+        "omnisearch (offline)",
+        "\"stale\": true",
+        "never as",
+    ] {
+        assert!(body.contains(needle), "body lacks {needle:?}");
+    }
+}
+
+#[test]
+fn skill_install_refuses_foreign_files_unless_forced() {
+    let env = Env::new();
+    let dir = env.root.path().join("skills");
+    let d = dir.to_str().unwrap();
+    let out = env.run(&["skill", "--install", "--dir", d]);
+    assert_ok(&out);
+    let path = dir.join("vault-search/SKILL.md");
+    let written = std::fs::read_to_string(&path).unwrap();
+    assert!(written.starts_with("---\nname: vault-search"));
+    assert_ok(&env.run(&["skill", "--install", "--dir", d]));
+    std::fs::write(&path, "my own skill").unwrap();
+    let out = env.run(&["skill", "--install", "--dir", d]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("--force"));
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "my own skill");
+    assert_ok(&env.run(&["skill", "--install", "--dir", d, "--force"]));
+    assert!(std::fs::read_to_string(&path)
+        .unwrap()
+        .starts_with("---\nname:"));
+}
+
+#[test]
+fn agents_md_directive() {
+    let env = Env::new();
+    let out = env.run(&["skill", "--agents-md"]);
+    assert_ok(&out);
+    let text = stdout(&out);
+    assert!(text.contains("vault-search") && text.contains("--json"));
+    assert_eq!(text.trim_end().lines().count(), 1);
+}
+
+#[test]
+fn skill_works_without_a_vault() {
+    let env = Env::new();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_vault-search"))
+        .args(["--vault", "/definitely/not/here", "skill"])
+        .output()
+        .unwrap();
+    assert_ok(&out);
+}
+
+#[test]
+fn status_reports_index_and_omnisearch() {
+    let env = Env::new();
+    env.write("a.md", "alpha\n");
+    env.write("b.md", "beta\n");
+    let st: vault_search::status::Status =
+        serde_json::from_slice(&env.run(&["status", "--json"]).stdout).unwrap();
+    assert!(!st.indexed);
+    assert!(!st.omnisearch_answers);
+    env.index_json(&[]);
+    env.write("c.md", "gamma\n");
+    env.remove("a.md");
+    let server = MockServer::start(Reply::Json("[]".into()));
+    let p = server.port.to_string();
+    let out = env.run(&["status", "--json", "--port", &p]);
+    assert_ok(&out);
+    let st: vault_search::status::Status = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(st.indexed);
+    assert_eq!(st.notes, 2);
+    assert_eq!(st.changed_since, Some(2));
+    assert!(st.index_bytes > 0);
+    assert!(st.last_indexed_at.unwrap().ends_with('Z'));
+    assert!(st.omnisearch_answers);
+    let text = stdout(&env.run(&["status"]));
+    assert!(text.contains("notes indexed") && text.contains("omnisearch"));
+}
+
+#[test]
+fn completions_for_each_shell() {
+    let env = Env::new();
+    for shell in ["bash", "zsh", "fish"] {
+        let out = env.run(&["completions", shell]);
+        assert_ok(&out);
+        assert!(stdout(&out).contains("vault-search"), "{shell}");
+    }
+}
+
+#[test]
+fn help_has_examples() {
+    let env = Env::new();
+    let out = env.run(&["--help"]);
+    assert_ok(&out);
+    let text = stdout(&out);
+    assert!(text.contains("Examples:") && text.contains("--source"));
+}
