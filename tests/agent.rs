@@ -84,7 +84,6 @@ fn agents_md_directive() {
 
 #[test]
 fn skill_works_without_a_vault() {
-    let env = Env::new();
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_vault-search"))
         .args(["--vault", "/definitely/not/here", "skill"])
         .output()
