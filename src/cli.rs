@@ -160,6 +160,10 @@ pub struct SearchArgs {
     /// Search the index as it is, without the freshness check (for cron-maintained indexes)
     #[arg(long)]
     pub no_refresh: bool,
+
+    /// Also search the files Obsidian's "Excluded files" setting hides (local engine)
+    #[arg(long)]
+    pub include_ignored: bool,
 }
 
 #[derive(Debug, Clone, ClapArgs)]

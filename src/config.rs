@@ -51,6 +51,8 @@ pub struct SearchConfig {
     pub port: u16,
     /// Run the freshness check (stat walk) before a local search.
     pub refresh: bool,
+    /// Search notes hidden by Obsidian's "Excluded files" too.
+    pub include_ignored: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -269,6 +271,7 @@ fn resolve_search(s: SearchArgs) -> Result<SearchConfig> {
         source: s.source,
         port,
         refresh: !s.no_refresh,
+        include_ignored: s.include_ignored,
     })
 }
 

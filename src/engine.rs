@@ -45,6 +45,8 @@ pub struct SearchOptions {
     pub port: u16,
     /// Refresh the local index (stat walk) before searching.
     pub refresh: bool,
+    /// Also return notes hidden by Obsidian's "Excluded files" (local engine).
+    pub include_ignored: bool,
 }
 
 impl SearchOptions {
@@ -59,6 +61,7 @@ impl SearchOptions {
             source: Source::Auto,
             port: crate::config::DEFAULT_PORT,
             refresh: true,
+            include_ignored: false,
         }
     }
 }

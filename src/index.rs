@@ -58,7 +58,15 @@ pub fn run(vault: &Path, cache_dir: Option<&Path>, cfg: &IndexConfig) -> Result<
             ..IndexReport::default()
         });
     };
-    let (_, mut report) = update(&store, &lock, vault, cfg.max_note_bytes, cfg.rebuild, None)?;
+    let (_, mut report) = update(
+        &store,
+        &lock,
+        vault,
+        cfg.max_note_bytes,
+        cfg.rebuild,
+        None,
+        true,
+    )?;
     report.elapsed_seconds = round_to(started.elapsed().as_secs_f64(), 3);
     Ok(report)
 }
@@ -73,6 +81,7 @@ pub fn update(
     max_note_bytes: u64,
     rebuild: bool,
     walked: Option<Walked>,
+    progress: bool,
 ) -> Result<(Index, IndexReport)> {
     let existing = if rebuild {
         None
@@ -89,12 +98,20 @@ pub fn update(
     match existing {
         Some((index, payload)) => {
             let dir = store.current_dir().unwrap_or_else(|| store.root.clone());
-            let report = sync(&index, Some(&payload), vault, max_note_bytes, &dir, walked)?;
+            let report = sync(
+                &index,
+                Some(&payload),
+                vault,
+                max_note_bytes,
+                &dir,
+                walked,
+                progress,
+            )?;
             Ok((index, report))
         }
         None => {
             let (index, dir) = store.create_fresh()?;
-            let mut report = sync(&index, None, vault, max_note_bytes, &dir, walked)?;
+            let mut report = sync(&index, None, vault, max_note_bytes, &dir, walked, progress)?;
             store.publish(&dir)?;
             report.rebuilt = true;
             Ok((index, report))
@@ -106,7 +123,15 @@ pub fn update(
 pub fn build_in_memory(vault: &Path, max_note_bytes: u64) -> Result<(Index, IndexReport)> {
     let index = Index::create_in_ram(schema::fields().schema.clone());
     store::register_analyzer(&index);
-    let mut report = sync(&index, None, vault, max_note_bytes, Path::new(""), None)?;
+    let mut report = sync(
+        &index,
+        None,
+        vault,
+        max_note_bytes,
+        Path::new(""),
+        None,
+        false,
+    )?;
     report.rebuilt = true;
     Ok((index, report))
 }
@@ -236,6 +261,7 @@ fn sync(
     max_note_bytes: u64,
     dir: &Path,
     walked: Option<Walked>,
+    progress: bool,
 ) -> Result<IndexReport> {
     let run_started_ns = store::now_ns();
     let reader = index
@@ -257,10 +283,13 @@ fn sync(
         vault,
         max_note_bytes,
         dir,
+        progress,
     )
 }
 
 /// Writes a plan and commits it (a fresh index always gets a commit, so it carries a payload).
+/// With `progress`, a bar appears on stderr when the run takes over a second on a terminal.
+#[allow(clippy::too_many_arguments)]
 fn apply(
     index: &Index,
     fresh: bool,
@@ -269,7 +298,15 @@ fn apply(
     vault: &Path,
     max_note_bytes: u64,
     dir: &Path,
+    progress: bool,
 ) -> Result<IndexReport> {
+    let started = std::time::Instant::now();
+    let total = plan.upserts.len() as u64;
+    let mut bar: Option<indicatif::ProgressBar> = None;
+    let show_bar = progress && {
+        use std::io::IsTerminal;
+        std::io::stderr().is_terminal()
+    };
     let fields = schema::fields();
     let mut report = IndexReport {
         index_dir: dir.display().to_string(),
@@ -293,7 +330,20 @@ fn apply(
         writer.delete_term(Term::from_field_text(fields.path, path));
         report.removed += 1;
     }
-    for up in plan.upserts {
+    for (done, up) in plan.upserts.into_iter().enumerate() {
+        if show_bar {
+            if bar.is_none() && started.elapsed().as_secs_f64() > 1.0 {
+                let b = indicatif::ProgressBar::with_draw_target(
+                    Some(total),
+                    indicatif::ProgressDrawTarget::stderr(),
+                );
+                b.set_message("indexing");
+                bar = Some(b);
+            }
+            if let Some(b) = &bar {
+                b.set_position(done as u64);
+            }
+        }
         let bytes = match up.bytes {
             Some(b) => b,
             None => match read_capped(&up.note.abs, max_note_bytes) {
@@ -322,6 +372,9 @@ fn apply(
             (true, true) => report.unchanged += 1,
         }
         live += 1;
+    }
+    if let Some(b) = bar {
+        b.finish_and_clear();
     }
     report.notes = live;
     report.skipped = report.skipped_files.len() as u64;

@@ -2,8 +2,30 @@
 //!
 //! Two engines answer the same query: the Obsidian Omnisearch plugin's local HTTP API when
 //! Obsidian runs ([`omnisearch`]), and a persistent Tantivy index in the user's cache dir
-//! otherwise ([`local`]). The binary is a thin shell over [`run`]; other Rust tools can call
-//! [`search()`] directly.
+//! otherwise ([`local`]). The binary is a thin shell over [`run`]; other Rust tools (a memory
+//! CLI, an MCP server) embed the search with [`search()`] and [`index()`]:
+//!
+//! ```
+//! use vault_search::{IndexOptions, SearchOptions, Source};
+//!
+//! let dir = tempfile::tempdir()?;
+//! let vault = dir.path().join("vault");
+//! std::fs::create_dir(&vault)?;
+//! std::fs::write(vault.join("kotlin.md"), "# Kotlin\nThe daemon kept a stale lock.\n")?;
+//! let cache = dir.path().join("cache");
+//!
+//! // Optional: searches build and refresh the index themselves.
+//! let report = vault_search::index(&IndexOptions::new(&vault, &cache))?;
+//! assert_eq!(report.notes, 1);
+//!
+//! let mut opts = SearchOptions::new(&vault, "stale daemon");
+//! opts.source = Source::Local; // don't ask Obsidian
+//! opts.cache_dir = Some(cache);
+//! let answer = vault_search::search(&opts)?;
+//! assert_eq!(answer.results[0].path, "kotlin.md");
+//! assert_eq!(answer.results[0].line, Some(2));
+//! # Ok::<(), anyhow::Error>(())
+//! ```
 
 pub mod analyzer;
 pub mod cli;
@@ -11,6 +33,7 @@ pub mod config;
 pub mod engine;
 pub mod error;
 pub mod excerpt;
+pub mod ignore;
 pub mod index;
 pub mod local;
 pub mod note;
@@ -33,7 +56,48 @@ pub use config::Scope;
 pub use engine::{search, SearchOptions};
 pub use output::{IndexReport, SearchHit, SearchResponse};
 
-use config::{Action, Config};
+use config::{Action, Config, IndexConfig};
+
+/// Options for [`index()`].
+#[derive(Debug, Clone)]
+pub struct IndexOptions {
+    /// The vault directory.
+    pub vault: std::path::PathBuf,
+    /// The user cache directory (the index goes to `<cache_dir>/vault-search/<vault id>/`).
+    pub cache_dir: std::path::PathBuf,
+    /// Rebuild from scratch.
+    pub rebuild: bool,
+    /// Skip notes larger than this.
+    pub max_note_bytes: u64,
+}
+
+impl IndexOptions {
+    /// Incremental update with the default size cap.
+    pub fn new(
+        vault: impl Into<std::path::PathBuf>,
+        cache_dir: impl Into<std::path::PathBuf>,
+    ) -> Self {
+        IndexOptions {
+            vault: vault.into(),
+            cache_dir: cache_dir.into(),
+            rebuild: false,
+            max_note_bytes: config::DEFAULT_MAX_NOTE_BYTES,
+        }
+    }
+}
+
+/// Builds or updates the local index of a vault (what `vault-search index` does). When another
+/// process is indexing, returns at once with `busy: true`.
+pub fn index(opts: &IndexOptions) -> Result<IndexReport> {
+    index::run(
+        &opts.vault,
+        Some(&opts.cache_dir),
+        &IndexConfig {
+            rebuild: opts.rebuild,
+            max_note_bytes: opts.max_note_bytes,
+        },
+    )
+}
 
 /// Runs one resolved command line: prints its output to stdout.
 pub fn run(config: &Config) -> Result<()> {
@@ -50,6 +114,7 @@ pub fn run(config: &Config) -> Result<()> {
                 source: s.source,
                 port: s.port,
                 refresh: s.refresh,
+                include_ignored: s.include_ignored,
             };
             let response = search(&opts)?;
             if response.stale && !config.json {

@@ -116,6 +116,7 @@ fn open_fresh(opts: &SearchOptions, walked: Option<index::Walked>) -> Result<(In
                 DEFAULT_MAX_NOTE_BYTES,
                 false,
                 walked,
+                false,
             ) {
                 Ok((index, _)) => Ok((index, false)),
                 Err(e) => {
@@ -198,7 +199,12 @@ pub fn search_index(searcher: &Searcher, opts: &SearchOptions) -> Result<Vec<Sea
         &[true, false]
     };
     for &require in tries {
-        let q = rank::candidate_query(fields, &parsed, &terms, require, &opts.scope);
+        let ignored = if opts.include_ignored {
+            Vec::new()
+        } else {
+            crate::ignore::queries(&crate::ignore::filters(&opts.vault), fields.path)
+        };
+        let q = rank::candidate_query(fields, &parsed, &terms, require, &opts.scope, ignored);
         candidates = searcher
             .search(&q, &collector)
             .context("searching the index")?;

@@ -358,6 +358,7 @@ pub fn candidate_query(
     terms: &[ExpandedTerm],
     require_phrases: bool,
     scope: &Scope,
+    ignored: Vec<Box<dyn Query>>,
 ) -> Box<dyn Query> {
     let mut should: Vec<(Occur, Box<dyn Query>)> = Vec::new();
     let boosts: HashMap<Field, f32> = field_boosts(fields).into_iter().collect();
@@ -469,6 +470,9 @@ pub fn candidate_query(
     }
     for ex in &scope.excludes {
         clauses.push((Occur::MustNot, raw_term(fields.folders, ex)));
+    }
+    for q in ignored {
+        clauses.push((Occur::MustNot, q));
     }
     for ex in &q.excluded_terms {
         for f in [

@@ -421,3 +421,18 @@ fn color_highlights_only_when_asked() {
     let out = env.run(&["--source", "local", "--color", "never", "stale"]);
     assert!(!stdout(&out).contains('\u{1b}'));
 }
+
+#[test]
+fn obsidian_excluded_files_are_honoured() {
+    let env = demo_env();
+    env.write("Archive/old.md", "zeppelin archived\n");
+    env.write("Drafts/draft-12.md", "zeppelin draft\n");
+    env.write("Keep/keep.md", "zeppelin kept\n");
+    env.write(
+        ".obsidian/app.json",
+        r#"{"userIgnoreFilters": ["Archive/", "/draft-\\d+/", "/[unclosed/"]}"#,
+    );
+    assert_eq!(env.local_paths("zeppelin"), ["Keep/keep.md"]);
+    let r = env.search_json(&["--source", "local", "--include-ignored", "zeppelin"]);
+    assert_eq!(r.results.len(), 3);
+}

@@ -1,0 +1,83 @@
+//! Obsidian's "Excluded files" (`.obsidian/app.json`, `userIgnoreFilters`), honoured by the
+//! local engine unless `--include-ignored`.
+//!
+//! Obsidian treats a filter as a path prefix (`Archive/`, `Templates`), or as a regular
+//! expression when it is written `/…/`, tested anywhere in the path. The filters become
+//! exclusions inside the query (regex queries over the raw path), so they never cut results
+//! after the top candidates. A filter that is not a valid expression is skipped with a warning.
+
+use std::path::Path;
+
+use serde_json::Value;
+use tantivy::query::{Query, RegexQuery};
+use tantivy::schema::Field;
+
+/// The filters of a vault (empty when `app.json` is missing or unreadable).
+pub fn filters(vault: &Path) -> Vec<String> {
+    let Ok(text) = std::fs::read_to_string(vault.join(".obsidian").join("app.json")) else {
+        return Vec::new();
+    };
+    let Ok(json) = serde_json::from_str::<Value>(&text) else {
+        return Vec::new();
+    };
+    json.get("userIgnoreFilters")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .map(str::trim)
+        .filter(|f| !f.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// The regular expression (over the whole vault-relative path) a filter stands for.
+pub fn to_regex(filter: &str) -> String {
+    match filter
+        .strip_prefix('/')
+        .and_then(|f| f.strip_suffix('/'))
+        .filter(|f| !f.is_empty())
+    {
+        Some(re) => format!(".*(?:{re}).*"),
+        None => format!("{}.*", escape(filter.trim_start_matches('/'))),
+    }
+}
+
+fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() * 2);
+    for c in s.chars() {
+        if "\\.+*?()|[]{}^$#&-~\"".contains(c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Exclusion queries for the filters, over the raw `path` field.
+pub fn queries(filters: &[String], path_field: Field) -> Vec<Box<dyn Query>> {
+    filters
+        .iter()
+        .filter_map(
+            |f| match RegexQuery::from_pattern(&to_regex(f), path_field) {
+                Ok(q) => Some(Box::new(q) as Box<dyn Query>),
+                Err(e) => {
+                    eprintln!("vault-search: ignoring the excluded-files filter {f:?}: {e}");
+                    None
+                }
+            },
+        )
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn filter_forms() {
+        assert_eq!(to_regex("Archive/"), "Archive/.*");
+        assert_eq!(to_regex("a.b (x)"), "a\\.b \\(x\\).*");
+        assert_eq!(to_regex("/draft-\\d+/"), ".*(?:draft-\\d+).*");
+    }
+}
