@@ -166,12 +166,24 @@ pub struct Plan {
     removes: Vec<String>,
     unchanged: u64,
     skipped: Vec<SkippedFile>,
+    /// Racily clean notes that had to be read and turned out unchanged. Committing a new
+    /// run start (an empty commit) stops them being read again on every run, once their mtime
+    /// is older than the racy window.
+    rechecked: u64,
+    /// The newest mtime among them.
+    rechecked_mtime_ns: i64,
 }
 
 impl Plan {
     /// Nothing to write: the index matches the vault.
     pub fn is_noop(&self) -> bool {
         self.upserts.is_empty() && self.removes.is_empty()
+    }
+
+    /// The index matches the vault, but recording this run's start would spare the next runs
+    /// from re-reading racily clean notes.
+    pub fn wants_bump(&self) -> bool {
+        self.rechecked > 0 && self.rechecked_mtime_ns < store::now_ns() - RACY_WINDOW_NS
     }
 }
 
@@ -224,6 +236,8 @@ pub fn plan(
             .is_some_and(|h| h == blake3::hash(&bytes).as_bytes());
         if same && stat_same {
             plan.unchanged += 1;
+            plan.rechecked += 1;
+            plan.rechecked_mtime_ns = plan.rechecked_mtime_ns.max(note.mtime_ns);
             continue;
         }
         plan.upserts.push(Upsert {
@@ -308,6 +322,7 @@ fn apply(
         std::io::stderr().is_terminal()
     };
     let fields = schema::fields();
+    let nothing_to_commit = plan.is_noop() && !fresh && !plan.wants_bump();
     let mut report = IndexReport {
         index_dir: dir.display().to_string(),
         unchanged: plan.unchanged,
@@ -315,7 +330,7 @@ fn apply(
         ..IndexReport::default()
     };
     let mut live = plan.unchanged;
-    if plan.upserts.is_empty() && plan.removes.is_empty() && !fresh {
+    if nothing_to_commit {
         report.notes = live;
         report.skipped = report.skipped_files.len() as u64;
         return Ok(report);

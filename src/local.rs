@@ -66,7 +66,23 @@ fn search_overlapped(opts: &SearchOptions) -> Result<Option<LocalAnswer>> {
     let hits = hits?;
     let walked = walked.map_err(|_| anyhow::anyhow!("the vault walk failed"))?;
     let plan = index::plan(&searcher, Some(&payload), walked, DEFAULT_MAX_NOTE_BYTES)?;
+    if plan.is_noop() && !plan.wants_bump() {
+        return Ok(Some(LocalAnswer { hits, stale: false }));
+    }
     if plan.is_noop() {
+        // Current, but racily clean notes were re-read: record this run so later searches
+        // don't read them again (best effort; the answer is already right).
+        if let Ok(Some(lock)) = store.try_lock() {
+            let _ = index::update(
+                &store,
+                &lock,
+                &opts.vault,
+                DEFAULT_MAX_NOTE_BYTES,
+                false,
+                None,
+                false,
+            );
+        }
         return Ok(Some(LocalAnswer { hits, stale: false }));
     }
     // The vault changed: update the index (if nobody else is writing; the update walks again,

@@ -1,0 +1,177 @@
+//! In-process benchmarks of the local engine: full build, no-change refresh, one-note-changed
+//! refresh, and queries, on deterministic generated vaults.
+//!
+//! `cargo bench` (sizes from `VS_BENCH_NOTES`, default `3000,30000`; add `100000` for the
+//! large vault). A plain harness rather than criterion: each figure is a median of repeated
+//! runs of a whole operation (milliseconds, not nanoseconds), which needs no statistics
+//! framework, and the bench builds in seconds instead of pulling criterion's dependency tree.
+//! Generated vaults are cached in `target/bench-vaults/`.
+
+#[path = "../examples/genvault/gen.rs"]
+#[allow(dead_code)]
+mod gen;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use vault_search::{IndexOptions, SearchOptions, Source};
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+fn time<T>(runs: usize, mut f: impl FnMut() -> T) -> Duration {
+    median(
+        (0..runs)
+            .map(|_| {
+                let t = Instant::now();
+                std::hint::black_box(f());
+                t.elapsed()
+            })
+            .collect(),
+    )
+}
+
+fn vault(notes: usize) -> (PathBuf, u64) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("target/bench-vaults")
+        .join(format!("{notes}-42"));
+    let done = dir.join(".complete");
+    if let Ok(bytes) = std::fs::read_to_string(&done) {
+        return (dir, bytes.trim().parse().unwrap_or(0));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    let bytes = gen::generate(&dir, notes, 42).expect("generate the vault");
+    std::fs::write(&done, bytes.to_string()).expect("mark the vault complete");
+    (dir, bytes)
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.2} ms", d.as_secs_f64() * 1000.0)
+}
+
+fn main() {
+    let sizes: Vec<usize> = std::env::var("VS_BENCH_NOTES")
+        .unwrap_or_else(|_| "3000,30000".into())
+        .split(',')
+        .filter_map(|s| s.trim().parse().ok())
+        .collect();
+    // `cargo test --benches` runs this with `--bench` absent: keep that quick.
+    let quick = !std::env::args().any(|a| a == "--bench");
+    let sizes = if quick { vec![300] } else { sizes };
+    for notes in sizes {
+        let (dir, bytes) = vault(notes);
+        let cache = tempfile::tempdir().expect("temp cache");
+        let opts = IndexOptions::new(&dir, cache.path());
+        let full_runs = if notes <= 5000 { 3 } else { 1 };
+        let full = time(full_runs, || {
+            vault_search::index(&IndexOptions {
+                rebuild: true,
+                ..opts.clone()
+            })
+            .expect("index")
+        });
+        let nochange = time(10, || vault_search::index(&opts).expect("index"));
+        let victim = first_note(&dir);
+        let original = std::fs::read_to_string(&victim).expect("read a note");
+        let mut flip = false;
+        let one = time(10, || {
+            flip = !flip;
+            let text = if flip {
+                format!("{original}\nedited\n")
+            } else {
+                original.clone()
+            };
+            std::fs::write(&victim, text).expect("edit a note");
+            vault_search::index(&opts).expect("index")
+        });
+        std::fs::write(&victim, &original).expect("restore the note");
+        vault_search::index(&opts).expect("index");
+
+        let mut rng = gen::Rng::new(42);
+        let vocab = gen::Vocab::new(50_000, &mut rng);
+        let w = |i: usize| vocab.words[i].clone();
+        let typo = {
+            let mut c: Vec<char> = w(3000).chars().collect();
+            let n = c.len();
+            c.swap(n / 2 - 1, n / 2);
+            c.into_iter().collect::<String>()
+        };
+        let folder = first_folder(&dir);
+        let queries: Vec<(&str, String, Option<String>)> = vec![
+            ("1 term", w(200), None),
+            ("3 terms", format!("{} {} {}", w(40), w(700), w(9000)), None),
+            ("typo", typo, None),
+            ("phrase", format!("\"{} {}\"", w(3), w(10)), None),
+            ("--folder", format!("{} {}", w(40), w(700)), Some(folder)),
+        ];
+        println!(
+            "\n## {notes} notes, {:.1} MB of Markdown",
+            bytes as f64 / 1_000_000.0
+        );
+        println!("| operation | median |\n| --- | --- |");
+        println!(
+            "| full build | {} ({:.1} MB/s) |",
+            ms(full),
+            bytes as f64 / 1e6 / full.as_secs_f64()
+        );
+        println!("| refresh, nothing changed | {} |", ms(nochange));
+        println!("| refresh, one note changed | {} |", ms(one));
+        for (name, q, folder) in queries {
+            let mut s = SearchOptions::new(&dir, q);
+            s.source = Source::Local;
+            s.cache_dir = Some(cache.path().to_path_buf());
+            s.refresh = false;
+            if let Some(f) = folder {
+                s.scope = vault_search::Scope::new(Some(&f), &[]).expect("scope");
+            }
+            let d = time(20, || vault_search::search(&s).expect("search"));
+            s.refresh = true;
+            let fresh = time(10, || vault_search::search(&s).expect("search"));
+            println!(
+                "| query: {name} (no refresh / with refresh) | {} / {} |",
+                ms(d),
+                ms(fresh)
+            );
+        }
+    }
+}
+
+fn first_note(dir: &Path) -> PathBuf {
+    walk_first(dir, &|p: &Path| p.extension().is_some_and(|e| e == "md")).expect("a note")
+}
+
+fn first_folder(dir: &Path) -> String {
+    let note = first_note(dir);
+    let rel = note.strip_prefix(dir).expect("inside the vault");
+    rel.parent()
+        .and_then(|p| p.components().next())
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+fn walk_first(dir: &Path, want: &dyn Fn(&Path) -> bool) -> Option<PathBuf> {
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .ok()?
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    entries.sort();
+    for p in &entries {
+        if p.is_file() && want(p) {
+            return Some(p.clone());
+        }
+    }
+    for p in entries {
+        let hidden = p
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with('.'));
+        if p.is_dir() && !hidden {
+            if let Some(found) = walk_first(&p, want) {
+                return Some(found);
+            }
+        }
+    }
+    None
+}
