@@ -196,7 +196,11 @@ pub fn expand(
     });
 
     let mut out = Variants::default();
-    for (field, _) in field_boosts(fields) {
+    // The dictionaries are walked for the text and the file name only: headings, aliases and
+    // tags are part of the text (frontmatter included), so their variants are a subset of the
+    // text's and a cheap exact lookup finds them.
+    let mut union: HashMap<String, MatchKind> = HashMap::new();
+    for field in [fields.body, fields.title] {
         let mut found: HashMap<String, MatchKind> = HashMap::new();
         for seg in searcher.segment_readers() {
             let inv = seg
@@ -265,16 +269,41 @@ pub fn expand(
                 .then(a.0.cmp(&b.0))
         });
         list.truncate(MAX_VARIANTS + 1);
-        let weighted: Vec<(String, f32)> = list.into_iter().map(|(s, k)| (s, k.weight())).collect();
-        for (s, w) in &weighted {
-            let e = out.all.entry(s.clone()).or_insert(0.0);
-            *e = e.max(*w);
+        for (s, k) in &list {
+            note_kind(&mut union, s, *k);
         }
-        if !weighted.is_empty() {
-            out.per_field.push((field, weighted));
+        push_field(&mut out, field, list);
+    }
+    for field in [fields.aliases, fields.headings, fields.tags] {
+        let mut list = Vec::new();
+        for (s, k) in &union {
+            let mut present = false;
+            for seg in searcher.segment_readers() {
+                let inv = seg.inverted_index(field).context("reading the term dictionary")?;
+                if inv.terms().get(s.as_bytes())?.is_some() {
+                    present = true;
+                    break;
+                }
+            }
+            if present {
+                list.push((s.clone(), *k));
+            }
         }
+        list.sort_by(|a, b| a.1.cmp(&b.1).then(a.0.cmp(&b.0)));
+        push_field(&mut out, field, list);
     }
     Ok(out)
+}
+
+fn push_field(out: &mut Variants, field: Field, list: Vec<(String, MatchKind)>) {
+    let weighted: Vec<(String, f32)> = list.into_iter().map(|(s, k)| (s, k.weight())).collect();
+    for (s, w) in &weighted {
+        let e = out.all.entry(s.clone()).or_insert(0.0);
+        *e = e.max(*w);
+    }
+    if !weighted.is_empty() {
+        out.per_field.push((field, weighted));
+    }
 }
 
 fn note_kind(found: &mut HashMap<String, MatchKind>, s: &str, kind: MatchKind) {
@@ -575,13 +604,6 @@ pub fn rerank(
     for (seg_ord, mut docs) in by_segment {
         docs.sort_by_key(|d| d.1);
         let seg = searcher.segment_reader(seg_ord);
-        if let Some(paths) = seg.fast_fields().str(&path_name)? {
-            for &(i, doc) in &docs {
-                if let Some(ord) = paths.term_ords(doc).next() {
-                    paths.ord_to_str(ord, &mut feats[i].path)?;
-                }
-            }
-        }
         for (ti, t) in terms.iter().enumerate() {
             for (field, vars) in &t.variants.per_field {
                 let inv = seg.inverted_index(*field)?;
@@ -616,6 +638,18 @@ pub fn rerank(
                 }
             }
         }
+        // The path (for the file-name signal) only where a term hit the name or an alias;
+        // returned notes get theirs from the stored document.
+        if let Some(paths) = seg.fast_fields().str(&path_name)? {
+            for &(i, doc) in &docs {
+                let named = feats[i].terms.iter().any(|h| h.title > 0.0 || h.alias > 0.0);
+                if named {
+                    if let Some(ord) = paths.term_ords(doc).next() {
+                        paths.ord_to_str(ord, &mut feats[i].path)?;
+                    }
+                }
+            }
+        }
         let inv = seg.inverted_index(fields.body)?;
         for tok in &phrase_tokens {
             let term = Term::from_field_text(fields.body, tok);
@@ -645,8 +679,11 @@ pub fn rerank(
         {
             continue;
         }
-        let basename = crate::omnisearch::stem_of(&f.path);
-        let mut name = name_match(&mut analyzer, &basename, terms);
+        let mut name = if f.path.is_empty() {
+            0.0
+        } else {
+            name_match(&mut analyzer, &crate::omnisearch::stem_of(&f.path), terms)
+        };
         if f.terms.iter().any(|h| h.alias > 0.0) {
             let doc: TantivyDocument = searcher.doc(candidates[i].1)?;
             for a in doc.get_all(fields.aliases).filter_map(|v| v.as_str()) {
@@ -681,7 +718,11 @@ pub fn rerank(
             .unwrap_or_default();
         let pos = excerpt_position(&mut analyzer, q, terms, body);
         let meta = note::parse(body);
-        let path = std::mem::take(&mut feats[i].path);
+        let path = doc
+            .get_first(fields.path)
+            .and_then(|v| v.as_str())
+            .unwrap_or_default()
+            .to_string();
         let mut matched = Vec::new();
         let mut highlight = Vec::new();
         for (t, h) in terms.iter().zip(&feats[i].terms) {
