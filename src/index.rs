@@ -192,6 +192,7 @@ impl Plan {
 pub fn plan(
     searcher: &tantivy::Searcher,
     payload: Option<&Payload>,
+    vault: &Path,
     walked: Walked,
     max_note_bytes: u64,
 ) -> Result<Plan> {
@@ -218,7 +219,7 @@ pub fn plan(
             plan.unchanged += 1;
             continue;
         }
-        let bytes = match read_capped(&note.abs, max_note_bytes) {
+        let bytes = match read_capped(&note.path(vault), max_note_bytes) {
             Ok(b) => b,
             Err(reason) => {
                 plan.skipped.push(SkippedFile {
@@ -288,7 +289,7 @@ fn sync(
         Some(w) => w,
         None => walk(vault),
     };
-    let plan = plan(&searcher, payload, walked, max_note_bytes)?;
+    let plan = plan(&searcher, payload, vault, walked, max_note_bytes)?;
     apply(
         index,
         payload.is_none(),
@@ -361,7 +362,7 @@ fn apply(
         }
         let bytes = match up.bytes {
             Some(b) => b,
-            None => match read_capped(&up.note.abs, max_note_bytes) {
+            None => match read_capped(&up.note.path(vault), max_note_bytes) {
                 Ok(b) => b,
                 Err(reason) => {
                     report.skipped_files.push(SkippedFile {
@@ -488,12 +489,12 @@ fn manifest(searcher: &tantivy::Searcher, fields: &Fields) -> Result<HashMap<Str
             let Some(path) = paths
                 .term_ords(doc)
                 .next()
-                .and_then(|ord| by_ord.get(ord as usize))
+                .and_then(|ord| by_ord.get_mut(ord as usize))
             else {
                 continue;
             };
             out.insert(
-                path.clone(),
+                std::mem::take(path),
                 Known {
                     size: sizes.first(doc).unwrap_or(0),
                     mtime_ns: mtimes.first(doc).unwrap_or(0),

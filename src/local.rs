@@ -65,7 +65,13 @@ fn search_overlapped(opts: &SearchOptions) -> Result<Option<LocalAnswer>> {
     });
     let hits = hits?;
     let walked = walked.map_err(|_| anyhow::anyhow!("the vault walk failed"))?;
-    let plan = index::plan(&searcher, Some(&payload), walked, DEFAULT_MAX_NOTE_BYTES)?;
+    let plan = index::plan(
+        &searcher,
+        Some(&payload),
+        &opts.vault,
+        walked,
+        DEFAULT_MAX_NOTE_BYTES,
+    )?;
     if plan.is_noop() && !plan.wants_bump() {
         return Ok(Some(LocalAnswer { hits, stale: false }));
     }

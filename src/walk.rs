@@ -20,9 +20,20 @@ use crate::store;
 pub struct DiskNote {
     /// Vault-relative path with `/` separators.
     pub rel: String,
-    pub abs: PathBuf,
+    /// The exact path, kept only when the file name is not valid UTF-8 (then `rel` is lossy).
+    pub raw_path: Option<PathBuf>,
     pub size: u64,
     pub mtime_ns: i64,
+}
+
+impl DiskNote {
+    /// Where to read the note.
+    pub fn path(&self, vault: &Path) -> PathBuf {
+        match &self.raw_path {
+            Some(p) => p.clone(),
+            None => vault.join(&self.rel),
+        }
+    }
 }
 
 /// Is this file name a Markdown note (`.md`, any case)?
@@ -115,11 +126,13 @@ fn worker(queue: &Mutex<Queue>, ready: &Condvar) -> (Vec<DiskNote>, Vec<SkippedF
 }
 
 fn join_rel(rel: &str, name: &str) -> String {
-    if rel.is_empty() {
-        name.to_string()
-    } else {
-        format!("{rel}/{name}")
+    let mut s = String::with_capacity(rel.len() + 1 + name.len());
+    if !rel.is_empty() {
+        s.push_str(rel);
+        s.push('/');
     }
+    s.push_str(name);
+    s
 }
 
 fn list_dir(dir: &Path, rel: &str, more: &mut Vec<Work>, skipped: &mut Vec<SkippedFile>) {
@@ -162,10 +175,11 @@ fn stat_all(
     skipped: &mut Vec<SkippedFile>,
 ) {
     for entry in entries {
-        let rel = join_rel(rel, &entry.file_name().to_string_lossy());
+        let name_os = entry.file_name();
+        let rel = join_rel(rel, &name_os.to_string_lossy());
         match entry.metadata() {
             Ok(md) => notes.push(DiskNote {
-                abs: entry.path(),
+                raw_path: name_os.to_str().is_none().then(|| entry.path()),
                 rel,
                 size: md.len(),
                 mtime_ns: md.modified().map_or(0, store::system_time_ns),
