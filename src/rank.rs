@@ -279,7 +279,9 @@ pub fn expand(
         for (s, k) in &union {
             let mut present = false;
             for seg in searcher.segment_readers() {
-                let inv = seg.inverted_index(field).context("reading the term dictionary")?;
+                let inv = seg
+                    .inverted_index(field)
+                    .context("reading the term dictionary")?;
                 if inv.terms().get(s.as_bytes())?.is_some() {
                     present = true;
                     break;
@@ -642,7 +644,10 @@ pub fn rerank(
         // returned notes get theirs from the stored document.
         if let Some(paths) = seg.fast_fields().str(&path_name)? {
             for &(i, doc) in &docs {
-                let named = feats[i].terms.iter().any(|h| h.title > 0.0 || h.alias > 0.0);
+                let named = feats[i]
+                    .terms
+                    .iter()
+                    .any(|h| h.title > 0.0 || h.alias > 0.0);
                 if named {
                     if let Some(ord) = paths.term_ords(doc).next() {
                         paths.ord_to_str(ord, &mut feats[i].path)?;
