@@ -42,18 +42,27 @@ pub const CANDIDATES: usize = 100;
 /// Final score = bonus + BM25_WEIGHT × BM25.
 pub const BM25_WEIGHT: f32 = 2.0;
 
-/// Tuning knobs (development only): `VS_TUNE="name=value,..."`.
+/// A ranking constant. Built with `--features tuning`, `VS_TUNE="name=value,..."` overrides
+/// them, so the weights can be re-fitted against query sets without recompiling; release
+/// builds always use the defaults written here.
 pub fn tune(name: &str, default: f32) -> f32 {
-    static MAP: OnceLock<HashMap<String, f32>> = OnceLock::new();
-    let map = MAP.get_or_init(|| {
-        std::env::var("VS_TUNE")
-            .unwrap_or_default()
-            .split(',')
-            .filter_map(|kv| kv.split_once('='))
-            .filter_map(|(k, v)| Some((k.trim().to_string(), v.trim().parse().ok()?)))
-            .collect()
-    });
-    map.get(name).copied().unwrap_or(default)
+    #[cfg(feature = "tuning")]
+    {
+        static MAP: OnceLock<HashMap<String, f32>> = OnceLock::new();
+        let map = MAP.get_or_init(|| {
+            std::env::var("VS_TUNE")
+                .unwrap_or_default()
+                .split(',')
+                .filter_map(|kv| kv.split_once('='))
+                .filter_map(|(k, v)| Some((k.trim().to_string(), v.trim().parse().ok()?)))
+                .collect()
+        });
+        if let Some(v) = map.get(name) {
+            return *v;
+        }
+    }
+    let _ = name;
+    default
 }
 
 fn bm25_part(bm25: f32, max: f32) -> f32 {
