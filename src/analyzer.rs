@@ -10,7 +10,8 @@
 //!   unigram), so text without spaces is searchable; nothing is dropped, however long.
 //! - Tokens are lowercased and accents are folded (`café` = `cafe`).
 //! - Tokens longer than [`MAX_TOKEN_CHARS`] are truncated, not dropped, the same way at index
-//!   and query time, so a 5,000-character word is still findable by its text.
+//!   and query time, so a 5,000-character word is still findable by its text. (The cut comes
+//!   before accent folding, which can lengthen a few letters: `Þ` → `th`.)
 
 use tantivy::tokenizer::{
     AsciiFoldingFilter, LowerCaser, TextAnalyzer, Token, TokenStream, Tokenizer,
