@@ -346,51 +346,67 @@ fn apply(
         writer.delete_term(Term::from_field_text(fields.path, path));
         report.removed += 1;
     }
-    for (done, up) in plan.upserts.into_iter().enumerate() {
+    // Reading, hashing, parsing and building documents runs on every core; tantivy's own
+    // indexing threads take the documents from there. A note's delete and add come from the
+    // same thread in that order, which is all tantivy's opstamps need.
+    let queue = std::sync::Mutex::new(plan.upserts.into_iter());
+    let done = std::sync::atomic::AtomicU64::new(0);
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, 4)
+        .min(total.max(1) as usize);
+    let tallies: Vec<Result<Tally>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut t = Tally::default();
+                    loop {
+                        let next = match queue.lock() {
+                            Ok(mut q) => q.next(),
+                            Err(_) => None,
+                        };
+                        let Some(up) = next else { break };
+                        write_one(&writer, fields, vault, max_note_bytes, up, &mut t)?;
+                        done.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    }
+                    Ok(t)
+                })
+            })
+            .collect();
         if show_bar {
-            if bar.is_none() && started.elapsed().as_secs_f64() > 1.0 {
-                let b = indicatif::ProgressBar::with_draw_target(
-                    Some(total),
-                    indicatif::ProgressDrawTarget::stderr(),
-                );
-                b.set_message("indexing");
-                bar = Some(b);
-            }
-            if let Some(b) = &bar {
-                b.set_position(done as u64);
-            }
-        }
-        let bytes = match up.bytes {
-            Some(b) => b,
-            None => match read_capped(&up.note.path(vault), max_note_bytes) {
-                Ok(b) => b,
-                Err(reason) => {
-                    report.skipped_files.push(SkippedFile {
-                        path: up.note.rel.clone(),
-                        reason,
-                    });
-                    continue;
+            while !handles.iter().all(|h| h.is_finished()) {
+                std::thread::sleep(std::time::Duration::from_millis(100));
+                if bar.is_none() && started.elapsed().as_secs_f64() > 1.0 {
+                    let b = indicatif::ProgressBar::with_draw_target(
+                        Some(total),
+                        indicatif::ProgressDrawTarget::stderr(),
+                    );
+                    b.set_message("indexing");
+                    bar = Some(b);
                 }
-            },
-        };
-        if up.replaces {
-            writer.delete_term(Term::from_field_text(fields.path, &up.note.rel));
+                if let Some(b) = &bar {
+                    b.set_position(done.load(std::sync::atomic::Ordering::Relaxed));
+                }
+            }
         }
-        let hash = blake3::hash(&bytes);
-        let text = decode(&bytes);
-        let doc = note_document(fields, &up.note, &text, hash.as_bytes());
-        writer
-            .add_document(doc)
-            .context("adding a note to the index")?;
-        match (up.replaces, up.touched) {
-            (false, _) => report.added += 1,
-            (true, false) => report.updated += 1,
-            (true, true) => report.unchanged += 1,
-        }
-        live += 1;
-    }
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(anyhow::anyhow!("an indexing thread failed")))
+            })
+            .collect()
+    });
     if let Some(b) = bar {
         b.finish_and_clear();
+    }
+    for t in tallies {
+        let t = t?;
+        report.added += t.added;
+        report.updated += t.updated;
+        report.unchanged += t.touched;
+        live += t.added + t.updated + t.touched;
+        report.skipped_files.extend(t.skipped);
     }
     report.notes = live;
     report.skipped = report.skipped_files.len() as u64;
@@ -411,6 +427,54 @@ fn apply(
         .context("waiting for index merges")?;
     store::privatize_dir(dir);
     Ok(report)
+}
+
+/// What one writing thread did.
+#[derive(Debug, Default)]
+struct Tally {
+    added: u64,
+    updated: u64,
+    touched: u64,
+    skipped: Vec<SkippedFile>,
+}
+
+/// Reads (if needed), hashes and writes one note.
+fn write_one(
+    writer: &IndexWriter,
+    fields: &Fields,
+    vault: &Path,
+    max_note_bytes: u64,
+    up: Upsert,
+    t: &mut Tally,
+) -> Result<()> {
+    let bytes = match up.bytes {
+        Some(b) => b,
+        None => match read_capped(&up.note.path(vault), max_note_bytes) {
+            Ok(b) => b,
+            Err(reason) => {
+                t.skipped.push(SkippedFile {
+                    path: up.note.rel.clone(),
+                    reason,
+                });
+                return Ok(());
+            }
+        },
+    };
+    if up.replaces {
+        writer.delete_term(Term::from_field_text(fields.path, &up.note.rel));
+    }
+    let hash = blake3::hash(&bytes);
+    let text = decode(&bytes);
+    let doc = note_document(fields, &up.note, &text, hash.as_bytes());
+    writer
+        .add_document(doc)
+        .context("adding a note to the index")?;
+    match (up.replaces, up.touched) {
+        (false, _) => t.added += 1,
+        (true, false) => t.updated += 1,
+        (true, true) => t.touched += 1,
+    }
+    Ok(())
 }
 
 fn new_writer(index: &Index, heap: usize) -> Result<IndexWriter> {
