@@ -195,6 +195,15 @@ pub fn expand(
     } else {
         0
     };
+    // A word the notes already contain is taken as spelt right: looking for its typo variants
+    // (the costliest walk of the dictionary) would mostly add noise. Words the notes lack, or
+    // hold only once or twice, get the typo walk.
+    let known = doc_freq_in(searcher, fields.body, term)? + doc_freq_in(searcher, fields.title, term)?;
+    let typo_distance = if known > tune("typo_known_df", 2.0) as u64 {
+        0
+    } else {
+        typo_distance
+    };
     let dfa = (typo_distance > 0).then(|| lev_builder(typo_distance).build_dfa(term));
     let term_stem = is_stemmable(term).then(|| stem(stemmer, term));
     // Scan below the stem minus one letter: `studies` → stem `studi` → scan `stud`, which also
@@ -315,6 +324,18 @@ fn push_field(out: &mut Variants, field: Field, list: Vec<(String, MatchKind)>) 
     if !weighted.is_empty() {
         out.per_field.push((field, weighted));
     }
+}
+
+/// Documents holding `term` in `field`, summed over segments (deleted ones included).
+fn doc_freq_in(searcher: &Searcher, field: Field, term: &str) -> Result<u64> {
+    let mut df = 0u64;
+    for seg in searcher.segment_readers() {
+        let inv = seg.inverted_index(field)?;
+        if let Some(info) = inv.terms().get(term.as_bytes())? {
+            df += u64::from(info.doc_freq);
+        }
+    }
+    Ok(df)
 }
 
 fn note_kind(found: &mut HashMap<String, MatchKind>, s: &str, kind: MatchKind) {
