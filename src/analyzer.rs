@@ -13,21 +13,18 @@
 //!   and query time, so a 5,000-character word is still findable by its text. (The cut comes
 //!   before accent folding, which can lengthen a few letters: `Þ` → `th`.)
 
-use tantivy::tokenizer::{
-    AsciiFoldingFilter, LowerCaser, TextAnalyzer, Token, TokenStream, Tokenizer,
-};
+use tantivy::tokenizer::{AsciiFoldingFilter, TextAnalyzer, Token, TokenStream, Tokenizer};
 
 /// Bumped whenever tokenization changes: a stored index of another version is rebuilt.
-pub const ANALYZER_VERSION: u32 = 1;
+pub const ANALYZER_VERSION: u32 = 2;
 /// Name under which the analyzer is registered with tantivy.
 pub const NAME: &str = "vault";
 /// Longer tokens are cut to this many characters.
 pub const MAX_TOKEN_CHARS: usize = 64;
 
-/// The analyzer: [`VaultTokenizer`] → lowercase → fold accents.
+/// The analyzer: [`VaultTokenizer`] (which lowercases) → fold accents.
 pub fn text_analyzer() -> TextAnalyzer {
     TextAnalyzer::builder(VaultTokenizer::default())
-        .filter(LowerCaser)
         .filter(AsciiFoldingFilter)
         .build()
 }
@@ -45,13 +42,21 @@ pub fn analyze(analyzer: &mut TextAnalyzer, text: &str) -> Vec<Token> {
 /// The splitting step; see the module documentation.
 #[derive(Clone, Default, Debug)]
 pub struct VaultTokenizer {
+    buf: TokenBuf,
+}
+
+/// Tokens of the last text; their strings are reused from one text to the next (indexing
+/// tokenizes millions of words, and an allocation per word showed in profiles).
+#[derive(Clone, Default, Debug)]
+struct TokenBuf {
     tokens: Vec<Token>,
+    len: usize,
 }
 
 /// Streams the tokens [`VaultTokenizer`] prepared.
 #[derive(Debug)]
 pub struct VaultTokenStream<'a> {
-    tokens: &'a mut Vec<Token>,
+    tokens: &'a mut [Token],
     next: usize,
 }
 
@@ -59,10 +64,11 @@ impl Tokenizer for VaultTokenizer {
     type TokenStream<'a> = VaultTokenStream<'a>;
 
     fn token_stream<'a>(&'a mut self, text: &'a str) -> VaultTokenStream<'a> {
-        self.tokens.clear();
-        split(text, &mut self.tokens);
+        self.buf.len = 0;
+        split(text, &mut self.buf);
+        let len = self.buf.len;
         VaultTokenStream {
-            tokens: &mut self.tokens,
+            tokens: &mut self.buf.tokens[..len],
             next: 0,
         }
     }
@@ -96,6 +102,13 @@ enum Class {
 }
 
 fn class(c: char) -> Class {
+    if c.is_ascii() {
+        return match c {
+            'a'..='z' | 'A'..='Z' | '0'..='9' => Class::Word,
+            '-' | '_' | '.' | '\'' => Class::Joiner,
+            _ => Class::Other,
+        };
+    }
     if is_cjk(c) {
         Class::Cjk
     } else if c.is_alphanumeric() {
@@ -124,10 +137,14 @@ pub fn is_cjk(c: char) -> bool {
 }
 
 fn char_at(text: &str, i: usize) -> Option<char> {
-    text.get(i..).and_then(|t| t.chars().next())
+    match text.as_bytes().get(i) {
+        Some(&b) if b < 0x80 => Some(b as char),
+        Some(_) => text.get(i..).and_then(|t| t.chars().next()),
+        None => None,
+    }
 }
 
-fn split(text: &str, out: &mut Vec<Token>) {
+fn split(text: &str, out: &mut TokenBuf) {
     let mut position = 0usize;
     let mut i = 0usize;
     while let Some(c) = char_at(text, i) {
@@ -164,19 +181,33 @@ fn split(text: &str, out: &mut Vec<Token>) {
     }
 }
 
-fn push(out: &mut Vec<Token>, text: &str, from: usize, to: usize, position: usize, len: usize) {
+fn push(out: &mut TokenBuf, text: &str, from: usize, to: usize, position: usize, len: usize) {
     let slice = &text[from..to];
-    let cut = slice
-        .char_indices()
-        .nth(MAX_TOKEN_CHARS)
-        .map_or(slice, |(i, _)| &slice[..i]);
-    out.push(Token {
-        offset_from: from,
-        offset_to: to,
-        position,
-        text: cut.to_string(),
-        position_length: len,
-    });
+    let cut = if slice.len() <= MAX_TOKEN_CHARS {
+        slice
+    } else {
+        slice
+            .char_indices()
+            .nth(MAX_TOKEN_CHARS)
+            .map_or(slice, |(i, _)| &slice[..i])
+    };
+    if out.len == out.tokens.len() {
+        out.tokens.push(Token::default());
+    }
+    let t = &mut out.tokens[out.len];
+    out.len += 1;
+    t.offset_from = from;
+    t.offset_to = to;
+    t.position = position;
+    t.position_length = len;
+    t.text.clear();
+    // Lowercased here rather than by a filter: one pass, no extra allocation.
+    if cut.is_ascii() {
+        t.text
+            .extend(cut.bytes().map(|b| b.to_ascii_lowercase() as char));
+    } else {
+        t.text.extend(cut.chars().flat_map(char::to_lowercase));
+    }
 }
 
 /// Words longer than this many bytes are not split into parts (they are truncated anyway).
@@ -184,7 +215,7 @@ const MAX_SPLIT_BYTES: usize = 1024;
 
 /// Emits the word `text[start..end]` (letters, digits and inner joiners) and, for a compound,
 /// its parts.
-fn emit_word(text: &str, start: usize, end: usize, position: &mut usize, out: &mut Vec<Token>) {
+fn emit_word(text: &str, start: usize, end: usize, position: &mut usize, out: &mut TokenBuf) {
     let parts = if end - start <= MAX_SPLIT_BYTES {
         word_parts(text, start, end)
     } else {
@@ -242,7 +273,7 @@ fn word_parts(text: &str, start: usize, end: usize) -> Vec<(usize, usize)> {
 }
 
 /// Emits overlapping bigrams of the CJK run `text[start..end]` (one character stays a unigram).
-fn emit_cjk(text: &str, start: usize, end: usize, position: &mut usize, out: &mut Vec<Token>) {
+fn emit_cjk(text: &str, start: usize, end: usize, position: &mut usize, out: &mut TokenBuf) {
     let mut offs = text[start..end].char_indices().map(|(o, _)| o + start);
     let Some(mut a) = offs.next() else { return };
     let Some(mut b) = offs.next() else {

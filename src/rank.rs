@@ -198,7 +198,8 @@ pub fn expand(
     // A word the notes already contain is taken as spelt right: looking for its typo variants
     // (the costliest walk of the dictionary) would mostly add noise. Words the notes lack, or
     // hold only once or twice, get the typo walk.
-    let known = doc_freq_in(searcher, fields.body, term)? + doc_freq_in(searcher, fields.title, term)?;
+    let known =
+        doc_freq_in(searcher, fields.body, term)? + doc_freq_in(searcher, fields.title, term)?;
     let typo_distance = if known > tune("typo_known_df", 2.0) as u64 {
         0
     } else {
