@@ -315,13 +315,7 @@ fn apply(
     dir: &Path,
     progress: bool,
 ) -> Result<IndexReport> {
-    let started = std::time::Instant::now();
     let total = plan.upserts.len() as u64;
-    let mut bar: Option<indicatif::ProgressBar> = None;
-    let show_bar = progress && {
-        use std::io::IsTerminal;
-        std::io::stderr().is_terminal()
-    };
     let fields = schema::fields();
     let nothing_to_commit = plan.is_noop() && !fresh && !plan.wants_bump();
     let mut report = IndexReport {
@@ -342,6 +336,7 @@ fn apply(
         UPDATE_HEAP_BYTES
     };
     let mut writer = new_writer(index, heap)?;
+    let progress = crate::progress::Progress::start(progress, total);
     for path in &plan.removes {
         writer.delete_term(Term::from_field_text(fields.path, path));
         report.removed += 1;
@@ -350,7 +345,6 @@ fn apply(
     // indexing threads take the documents from there. A note's delete and add come from the
     // same thread in that order, which is all tantivy's opstamps need.
     let queue = std::sync::Mutex::new(plan.upserts.into_iter());
-    let done = std::sync::atomic::AtomicU64::new(0);
     let workers = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .clamp(1, 4)
@@ -367,28 +361,12 @@ fn apply(
                         };
                         let Some(up) = next else { break };
                         write_one(&writer, fields, vault, max_note_bytes, up, &mut t)?;
-                        done.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        progress.inc();
                     }
                     Ok(t)
                 })
             })
             .collect();
-        if show_bar {
-            while !handles.iter().all(|h| h.is_finished()) {
-                std::thread::sleep(std::time::Duration::from_millis(100));
-                if bar.is_none() && started.elapsed().as_secs_f64() > 1.0 {
-                    let b = indicatif::ProgressBar::with_draw_target(
-                        Some(total),
-                        indicatif::ProgressDrawTarget::stderr(),
-                    );
-                    b.set_message("indexing");
-                    bar = Some(b);
-                }
-                if let Some(b) = &bar {
-                    b.set_position(done.load(std::sync::atomic::Ordering::Relaxed));
-                }
-            }
-        }
         handles
             .into_iter()
             .map(|h| {
@@ -397,9 +375,7 @@ fn apply(
             })
             .collect()
     });
-    if let Some(b) = bar {
-        b.finish_and_clear();
-    }
+    progress.committing();
     for t in tallies {
         let t = t?;
         report.added += t.added;
@@ -425,6 +401,7 @@ fn apply(
     writer
         .wait_merging_threads()
         .context("waiting for index merges")?;
+    drop(progress);
     store::privatize_dir(dir);
     Ok(report)
 }

@@ -39,6 +39,7 @@ pub mod local;
 pub mod note;
 pub mod omnisearch;
 pub mod output;
+pub mod progress;
 pub mod query;
 pub mod rank;
 pub mod schema;

@@ -136,3 +136,75 @@ fn help_has_examples() {
     let text = stdout(&out);
     assert!(text.contains("Examples:") && text.contains("--source"));
 }
+
+#[test]
+fn usage_errors_are_one_line_exit_2() {
+    let env = Env::new();
+    for args in [
+        vec!["--limit", "0", "x"],
+        vec!["-n", "1001", "x"],
+        vec!["--port", "0", "x"],
+        vec!["--port", "70000", "x"],
+        vec!["--source", "elsewhere", "x"],
+        vec!["--bogus", "x"],
+        vec![],
+    ] {
+        let out = env.run(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = stderr(&out);
+        assert!(err.starts_with("vault-search: "), "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+    }
+    let out = env
+        .cmd()
+        .env("OMNISEARCH_PORT", "99999")
+        .arg("x")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("OMNISEARCH_PORT"));
+    assert_ok(&env.run(&["-n", "1000", "--source", "local", "x"]));
+}
+
+/// The progress bar appears only on a terminal: run `index` under `script` (a
+/// pseudo-terminal), with the one-second delay shortened so a small vault shows it.
+#[cfg(target_os = "linux")]
+#[test]
+fn index_shows_progress_on_a_terminal_only() {
+    if std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("skipped: util-linux `script` is not installed");
+        return;
+    }
+    let env = Env::new();
+    let body: String = (0..400).map(|i| format!("word{i} ")).collect();
+    for i in 0..3000 {
+        env.write(&format!("d{}/n{i}.md", i % 20), &body);
+    }
+    let bin = env!("CARGO_BIN_EXE_vault-search");
+    let cmd = format!(
+        "VAULT_SEARCH_PROGRESS_DELAY_MS=0 VAULT_SEARCH_CACHE_DIR='{}' '{}' --vault '{}' index --rebuild",
+        env.cache.display(),
+        bin,
+        env.vault.display()
+    );
+    let out = std::process::Command::new("script")
+        .args(["-qec", &cmd, "/dev/null"])
+        .output()
+        .unwrap();
+    let tty = String::from_utf8_lossy(&out.stdout);
+    assert!(tty.contains("indexed 3000 notes"), "{tty}");
+    assert!(tty.contains("/3000 notes"), "a bar was drawn: {tty:?}");
+    // Not a terminal: the summary line only.
+    let out = env
+        .cmd()
+        .env("VAULT_SEARCH_PROGRESS_DELAY_MS", "0")
+        .args(["index", "--rebuild"])
+        .output()
+        .unwrap();
+    assert_ok(&out);
+    assert!(stderr(&out).is_empty(), "{}", stderr(&out));
+}
