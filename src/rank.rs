@@ -93,7 +93,7 @@ impl MatchKind {
     pub fn weight(self) -> f32 {
         match self {
             MatchKind::Exact => 1.0,
-            MatchKind::Inflection => tune("w_infl", 0.85),
+            MatchKind::Inflection => tune("w_infl", 0.7),
             MatchKind::Typo1 => tune("w_typo1", 0.75),
             MatchKind::Prefix => tune("w_prefix", 0.5),
             MatchKind::Typo2 => tune("w_typo2", 0.6),
