@@ -230,36 +230,18 @@ pub fn expand(
                 found.insert(term.to_string(), MatchKind::Exact);
             }
             if chars >= 3 {
-                let mut stream = dict.range().ge(term.as_bytes()).into_stream()?;
-                let mut n = 0;
-                while stream.advance() && n < MAX_SCAN {
-                    n += 1;
-                    let k = stream.key();
-                    if !k.starts_with(term.as_bytes()) {
-                        break;
+                scan_prefix(dict, term, |s| {
+                    if s != term {
+                        note_kind(&mut found, s, MatchKind::Prefix);
                     }
-                    if let Ok(s) = std::str::from_utf8(k) {
-                        if s != term {
-                            note_kind(&mut found, s, MatchKind::Prefix);
-                        }
-                    }
-                }
+                })?;
             }
             if let (Some(scan), Some(st)) = (&stem_scan, &term_stem) {
-                let mut stream = dict.range().ge(scan.as_bytes()).into_stream()?;
-                let mut n = 0;
-                while stream.advance() && n < MAX_SCAN {
-                    n += 1;
-                    let k = stream.key();
-                    if !k.starts_with(scan.as_bytes()) {
-                        break;
+                scan_prefix(dict, scan, |s| {
+                    if s != term && is_stemmable(s) && stem(stemmer, s) == *st {
+                        note_kind(&mut found, s, MatchKind::Inflection);
                     }
-                    if let Ok(s) = std::str::from_utf8(k) {
-                        if s != term && is_stemmable(s) && stem(stemmer, s) == *st {
-                            note_kind(&mut found, s, MatchKind::Inflection);
-                        }
-                    }
-                }
+                })?;
             }
             if let Some(dfa) = &dfa {
                 let mut stream = dict.search(Lev(dfa)).into_stream()?;
@@ -325,6 +307,27 @@ fn push_field(out: &mut Variants, field: Field, list: Vec<(String, MatchKind)>) 
     if !weighted.is_empty() {
         out.per_field.push((field, weighted));
     }
+}
+
+/// Calls `f` with each dictionary term starting with `prefix` (at most [`MAX_SCAN`]).
+fn scan_prefix(
+    dict: &tantivy::termdict::TermDictionary,
+    prefix: &str,
+    mut f: impl FnMut(&str),
+) -> Result<()> {
+    let mut stream = dict.range().ge(prefix.as_bytes()).into_stream()?;
+    let mut n = 0;
+    while stream.advance() && n < MAX_SCAN {
+        n += 1;
+        let k = stream.key();
+        if !k.starts_with(prefix.as_bytes()) {
+            break;
+        }
+        if let Ok(s) = std::str::from_utf8(k) {
+            f(s);
+        }
+    }
+    Ok(())
 }
 
 /// Documents holding `term` in `field`, summed over segments (deleted ones included).
