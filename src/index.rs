@@ -141,7 +141,7 @@ pub type Walked = (Vec<DiskNote>, Vec<SkippedFile>);
 
 /// What the index holds for one path.
 #[derive(Debug, Clone, Copy)]
-struct Known {
+pub struct Known {
     size: u64,
     mtime_ns: i64,
     addr: DocAddress,
@@ -196,8 +196,32 @@ pub fn plan(
     walked: Walked,
     max_note_bytes: u64,
 ) -> Result<Plan> {
+    let known = Manifest::read(searcher)?;
+    plan_with(searcher, known, payload, vault, walked, max_note_bytes)
+}
+
+/// What the index holds, per path: read from the fast fields of a commit.
+#[derive(Debug)]
+pub struct Manifest(HashMap<String, Known>);
+
+impl Manifest {
+    /// Reads the manifest of `searcher`'s commit.
+    pub fn read(searcher: &tantivy::Searcher) -> Result<Manifest> {
+        Ok(Manifest(manifest(searcher, schema::fields())?))
+    }
+}
+
+/// [`plan`] with a manifest read beforehand (so it can be read while the vault is walked).
+pub fn plan_with(
+    searcher: &tantivy::Searcher,
+    known: Manifest,
+    payload: Option<&Payload>,
+    vault: &Path,
+    walked: Walked,
+    max_note_bytes: u64,
+) -> Result<Plan> {
     let fields = schema::fields();
-    let mut known = manifest(searcher, fields)?;
+    let mut known = known.0;
     let racy_after = payload.map_or(i64::MIN, |p| p.run_started_ns - RACY_WINDOW_NS);
     let (disk, walk_skipped) = walked;
     let mut plan = Plan {

@@ -57,16 +57,18 @@ fn search_overlapped(opts: &SearchOptions) -> Result<Option<LocalAnswer>> {
         return Ok(None);
     };
     let searcher = open_searcher(&index)?;
-    let (hits, walked) = std::thread::scope(|s| {
+    let (hits, known, walked) = std::thread::scope(|s| {
         let walker = s.spawn(|| crate::walk::walk(&opts.vault));
         let hits = search_index(&searcher, opts);
+        let known = index::Manifest::read(&searcher);
         let walked = walker.join();
-        (hits, walked)
+        (hits, known, walked)
     });
     let hits = hits?;
     let walked = walked.map_err(|_| anyhow::anyhow!("the vault walk failed"))?;
-    let plan = index::plan(
+    let plan = index::plan_with(
         &searcher,
+        known?,
         Some(&payload),
         &opts.vault,
         walked,

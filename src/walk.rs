@@ -47,7 +47,7 @@ pub fn is_markdown(name: &str) -> bool {
 /// one big directory are stat'ed by all threads, not one).
 enum Work {
     List(PathBuf, String),
-    Stat(String, Vec<fs::DirEntry>),
+    Stat(String, Vec<(fs::DirEntry, std::ffi::OsString)>),
 }
 
 /// Files stat'ed per work item.
@@ -156,8 +156,11 @@ fn list_dir(dir: &Path, rel: &str, more: &mut Vec<Work>, skipped: &mut Vec<Skipp
             if !name.starts_with('.') {
                 more.push(Work::List(entry.path(), join_rel(rel, &name)));
             }
-        } else if ft.is_file() && is_markdown(&entry.file_name().to_string_lossy()) {
-            batch.push(entry);
+        } else if ft.is_file() {
+            let name = entry.file_name();
+            if is_markdown(&name.to_string_lossy()) {
+                batch.push((entry, name));
+            }
             if batch.len() == STAT_BATCH {
                 more.push(Work::Stat(rel.to_string(), std::mem::take(&mut batch)));
             }
@@ -170,12 +173,11 @@ fn list_dir(dir: &Path, rel: &str, more: &mut Vec<Work>, skipped: &mut Vec<Skipp
 
 fn stat_all(
     rel: &str,
-    entries: Vec<fs::DirEntry>,
+    entries: Vec<(fs::DirEntry, std::ffi::OsString)>,
     notes: &mut Vec<DiskNote>,
     skipped: &mut Vec<SkippedFile>,
 ) {
-    for entry in entries {
-        let name_os = entry.file_name();
+    for (entry, name_os) in entries {
         let rel = join_rel(rel, &name_os.to_string_lossy());
         match entry.metadata() {
             Ok(md) => notes.push(DiskNote {
