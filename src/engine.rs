@@ -224,7 +224,13 @@ fn omni_results(
 /// Reads the note behind an Omnisearch hit: the line and heading at the plugin's UTF-16 match
 /// offset, and the note's tags and aliases. Leaves them unknown when the note can't be read.
 fn enrich_from_note(vault: &Path, hit: &mut SearchHit, offset_utf16: Option<usize>) {
-    let Ok(bytes) = std::fs::read(vault.join(&hit.path)) else {
+    // Read only a file that really lies inside the vault: a symlink (of the note or a folder
+    // on its way) pointing elsewhere is never followed.
+    let inside = match (vault.join(&hit.path).canonicalize(), vault.canonicalize()) {
+        (Ok(real), Ok(root)) => real.starts_with(root).then_some(real),
+        _ => None,
+    };
+    let Some(Ok(bytes)) = inside.map(std::fs::read) else {
         return;
     };
     let text = String::from_utf8_lossy(&bytes);

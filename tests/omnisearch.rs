@@ -347,3 +347,21 @@ fn omnisearch_hits_carry_heading_tags_and_matched_words() {
     assert_eq!(h.aliases, ["Tape"]);
     assert_eq!(h.matched, ["restore"]);
 }
+
+#[cfg(unix)]
+#[test]
+fn omnisearch_paths_through_symlinks_out_of_the_vault_are_not_read() {
+    let env = Env::new();
+    let outside = env.root.path().join("secret.md");
+    std::fs::write(&outside, "---\ntags: [secret]\n---\nline\n").unwrap();
+    std::os::unix::fs::symlink(&outside, env.vault.join("link.md")).unwrap();
+    let body = json!([omni_hit(1.0, "link.md", "x", Some(12))]);
+    let server = MockServer::start(Reply::Json(body.to_string()));
+    let r = search(&env, server.port, &["x"]);
+    assert_eq!(r.results[0].path, "link.md");
+    assert!(
+        r.results[0].tags.is_empty(),
+        "the target outside the vault was not read"
+    );
+    assert_eq!(r.results[0].line, None);
+}
