@@ -208,3 +208,51 @@ fn index_shows_progress_on_a_terminal_only() {
     assert_ok(&out);
     assert!(stderr(&out).is_empty(), "{}", stderr(&out));
 }
+
+#[test]
+fn global_flags_go_before_or_after_the_subcommand() {
+    let env = Env::new();
+    env.write("a.md", "alpha\n");
+    let vault = env.vault.to_str().unwrap().to_string();
+    let cache = env.cache.to_str().unwrap().to_string();
+    let bin = env!("CARGO_BIN_EXE_vault-search");
+    for args in [
+        vec!["--json", "--vault", &vault, "--cache-dir", &cache, "index"],
+        vec!["index", "--json", "--vault", &vault, "--cache-dir", &cache],
+        vec![
+            "search",
+            "--json",
+            "--vault",
+            &vault,
+            "--cache-dir",
+            &cache,
+            "--source",
+            "local",
+            "alpha",
+        ],
+        vec![
+            "--vault",
+            &vault,
+            "search",
+            "--cache-dir",
+            &cache,
+            "--source",
+            "local",
+            "--json",
+            "index",
+        ],
+    ] {
+        let out = std::process::Command::new(bin)
+            .env_remove("OBSIDIAN_VAULT")
+            .args(&args)
+            .output()
+            .unwrap();
+        assert_ok(&out);
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert!(v.is_object(), "{args:?}");
+    }
+    assert!(
+        env.cache.join("vault-search").is_dir(),
+        "--cache-dir was honoured"
+    );
+}
