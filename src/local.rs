@@ -36,6 +36,42 @@ pub struct LocalAnswer {
 /// the last commit; when the walk shows the index is current (the usual case), those results
 /// are the answer, so the freshness check costs about the walk, not walk + search.
 pub fn search(opts: &SearchOptions) -> Result<LocalAnswer> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| search_once(opts))) {
+        Ok(Ok(answer)) => Ok(answer),
+        failed => {
+            // The index opened but could not be searched (damaged files that only show when
+            // read): rebuild it once and search again.
+            let why = match failed {
+                Ok(Err(e)) => format!("{e:#}"),
+                _ => "the index reader failed".to_string(),
+            };
+            let Some(cache) = opts.cache_dir.as_deref() else {
+                anyhow::bail!(why);
+            };
+            let store = Store::new(cache, &opts.vault);
+            let Ok(Some(lock)) = store.try_lock() else {
+                anyhow::bail!(why);
+            };
+            warn(&format!(
+                "rebuilding the index ({})",
+                why.lines().next().unwrap_or("")
+            ));
+            index::update(
+                &store,
+                &lock,
+                &opts.vault,
+                DEFAULT_MAX_NOTE_BYTES,
+                true,
+                None,
+                false,
+            )?;
+            drop(lock);
+            search_once(opts)
+        }
+    }
+}
+
+fn search_once(opts: &SearchOptions) -> Result<LocalAnswer> {
     if opts.refresh {
         if let Some(answer) = search_overlapped(opts)? {
             return Ok(answer);

@@ -185,7 +185,23 @@ pub fn open_index(dir: &Path) -> Result<(Index, Payload), EngineError> {
         return Err(incompatible("schema differs".into()));
     }
     register_analyzer(&index);
+    // Opening a reader opens every segment file: a truncated or missing one shows here.
+    let reader: Result<tantivy::IndexReader, _> = index
+        .reader_builder()
+        .reload_policy(tantivy::ReloadPolicy::Manual)
+        .try_into();
+    if let Err(e) = reader {
+        return Err(incompatible(format!(
+            "unreadable: {}",
+            first_line(&e.to_string())
+        )));
+    }
     Ok((index, payload))
+}
+
+fn first_line(s: &str) -> String {
+    let line = s.lines().next().unwrap_or(s);
+    line.chars().take(200).collect()
 }
 
 /// Makes the project's analyzer known to an index (tantivy does not persist analyzers).

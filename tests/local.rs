@@ -440,3 +440,32 @@ fn obsidian_excluded_files_are_honoured() {
     let r = env.search_json(&["--source", "local", "--include-ignored", "zeppelin"]);
     assert_eq!(r.results.len(), 3);
 }
+
+#[test]
+fn damaged_segment_files_are_rebuilt() {
+    let env = demo_env();
+    env.index_json(&[]);
+    let store = env.store_dir();
+    let current = std::fs::read_to_string(store.join("CURRENT")).unwrap();
+    let dir = store.join(current.trim());
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "store" || x == "idx") {
+            std::fs::write(&p, b"").unwrap();
+        }
+    }
+    let out = env.run(&["--json", "--source", "local", "gradle"]);
+    assert_ok(&out);
+    assert!(
+        stderr(&out).contains("rebuilding the index"),
+        "{}",
+        stderr(&out)
+    );
+    let r: vault_search::SearchResponse = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r.results[0].path, "Projects/gradle-bootstrap.md");
+    assert_eq!(
+        env.index_json(&[]).added,
+        0,
+        "the rebuilt index is complete"
+    );
+}
