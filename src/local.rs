@@ -77,6 +77,14 @@ fn search_once(opts: &SearchOptions) -> Result<LocalAnswer> {
             return Ok(answer);
         }
     }
+    if !opts.refresh {
+        if let Some(cache) = opts.cache_dir.as_deref() {
+            if let Ok(Some((_, _, reader))) = Store::new(cache, &opts.vault).open_current_reader() {
+                let hits = search_index(&reader.searcher(), opts)?;
+                return Ok(LocalAnswer { hits, stale: false });
+            }
+        }
+    }
     let (index, stale) = open_fresh(opts, None)?;
     let searcher = open_searcher(&index)?;
     let hits = search_index(&searcher, opts)?;
@@ -89,10 +97,10 @@ fn search_overlapped(opts: &SearchOptions) -> Result<Option<LocalAnswer>> {
         return Ok(None);
     };
     let store = Store::new(cache, &opts.vault);
-    let Ok(Some((index, payload))) = store.open_current() else {
+    let Ok(Some((_, payload, reader))) = store.open_current_reader() else {
         return Ok(None);
     };
-    let searcher = open_searcher(&index)?;
+    let searcher = reader.searcher();
     let (hits, known, walked) = std::thread::scope(|s| {
         let walker = s.spawn(|| crate::walk::walk(&opts.vault));
         let hits = search_index(&searcher, opts);

@@ -20,7 +20,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 use tantivy::directory::MmapDirectory;
-use tantivy::Index;
+use tantivy::{Index, IndexReader};
 
 use crate::analyzer;
 use crate::error::EngineError;
@@ -101,6 +101,13 @@ impl Store {
     /// Opens the live index. `Ok(None)`: there is none yet. `Err(IndexIncompatible)`: it
     /// exists but was written by another format or can't be opened.
     pub fn open_current(&self) -> Result<Option<(Index, Payload)>, EngineError> {
+        Ok(self.open_current_reader()?.map(|(i, p, _)| (i, p)))
+    }
+
+    /// [`Store::open_current`], keeping the reader that validated the index (for searching).
+    pub fn open_current_reader(
+        &self,
+    ) -> Result<Option<(Index, Payload, IndexReader)>, EngineError> {
         let Some(dir) = self.current_dir() else {
             return Ok(None);
         };
@@ -162,7 +169,7 @@ impl Store {
 }
 
 /// Opens a tantivy index directory and checks its format.
-pub fn open_index(dir: &Path) -> Result<(Index, Payload), EngineError> {
+pub fn open_index(dir: &Path) -> Result<(Index, Payload, IndexReader), EngineError> {
     let incompatible = |why: String| EngineError::IndexIncompatible(why);
     let mmap = MmapDirectory::open(dir).map_err(|e| incompatible(e.to_string()))?;
     let index = Index::open(mmap).map_err(|e| incompatible(e.to_string()))?;
@@ -186,17 +193,12 @@ pub fn open_index(dir: &Path) -> Result<(Index, Payload), EngineError> {
     }
     register_analyzer(&index);
     // Opening a reader opens every segment file: a truncated or missing one shows here.
-    let reader: Result<tantivy::IndexReader, _> = index
+    let reader: IndexReader = index
         .reader_builder()
         .reload_policy(tantivy::ReloadPolicy::Manual)
-        .try_into();
-    if let Err(e) = reader {
-        return Err(incompatible(format!(
-            "unreadable: {}",
-            first_line(&e.to_string())
-        )));
-    }
-    Ok((index, payload))
+        .try_into()
+        .map_err(|e| incompatible(format!("unreadable: {}", first_line(&e.to_string()))))?;
+    Ok((index, payload, reader))
 }
 
 fn first_line(s: &str) -> String {
