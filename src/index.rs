@@ -139,6 +139,32 @@ pub fn build_in_memory(vault: &Path, max_note_bytes: u64) -> Result<(Index, Inde
 /// A walk of the vault: the notes on disk and the entries that could not be read.
 pub type Walked = (Vec<DiskNote>, Vec<SkippedFile>);
 
+/// Path → what the index holds, hashed with FNV-1a: the map is built and probed once per
+/// note on every freshness check, where SipHash's DoS resistance buys nothing (the keys are
+/// the user's own paths) and costs a measurable share of the check.
+type PathMap = HashMap<String, Known, std::hash::BuildHasherDefault<Fnv>>;
+
+/// FNV-1a, 64 bits.
+#[derive(Debug)]
+pub struct Fnv(u64);
+
+impl Default for Fnv {
+    fn default() -> Fnv {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl std::hash::Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = (self.0 ^ u64::from(*b)).wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+}
+
 /// What the index holds for one path.
 #[derive(Debug, Clone, Copy)]
 pub struct Known {
@@ -202,7 +228,7 @@ pub fn plan(
 
 /// What the index holds, per path: read from the fast fields of a commit.
 #[derive(Debug)]
-pub struct Manifest(HashMap<String, Known>);
+pub struct Manifest(PathMap);
 
 impl Manifest {
     /// Reads the manifest of `searcher`'s commit.
@@ -527,8 +553,9 @@ fn maybe_merge(index: &Index, writer: &mut IndexWriter) -> Result<()> {
 }
 
 /// `(path, size, mtime, address)` of every live document, read from the fast fields.
-fn manifest(searcher: &tantivy::Searcher, fields: &Fields) -> Result<HashMap<String, Known>> {
-    let mut out = HashMap::with_capacity(searcher.num_docs() as usize);
+fn manifest(searcher: &tantivy::Searcher, fields: &Fields) -> Result<PathMap> {
+    let mut out =
+        PathMap::with_capacity_and_hasher(searcher.num_docs() as usize, Default::default());
     let name = |f| fields.schema.get_field_name(f).to_string();
     let (path_name, size_name, mtime_name) =
         (name(fields.path), name(fields.size), name(fields.mtime_ns));
@@ -552,8 +579,8 @@ fn manifest(searcher: &tantivy::Searcher, fields: &Fields) -> Result<HashMap<Str
                 continue;
             }
             let Some(path) = paths
-                .term_ords(doc)
-                .next()
+                .ords()
+                .first(doc)
                 .and_then(|ord| by_ord.get_mut(ord as usize))
             else {
                 continue;
