@@ -8,7 +8,8 @@ use std::path::{Component, Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
-use crate::cli::{Args, ColorChoice, Command, GlobalArgs, IndexArgs, SearchArgs, Source};
+use crate::cli::{Args, ColorChoice, Command, GlobalArgs, IndexArgs, SearchArgs};
+use crate::engine::SearchOptions;
 
 /// Default Omnisearch HTTP port (the plugin's own default, `httpApiPort`).
 pub const DEFAULT_PORT: u16 = 51361;
@@ -34,25 +35,14 @@ pub struct Config {
 /// The subcommand, resolved.
 #[derive(Debug, Clone)]
 pub enum Action {
-    Search(SearchConfig),
+    /// A search; the options carry the resolved vault and cache dir too.
+    Search(SearchOptions),
     Index(IndexConfig),
-    Status { port: u16 },
+    Status {
+        port: u16,
+    },
     Skill(crate::cli::SkillArgs),
     Completions(clap_complete::Shell),
-}
-
-#[derive(Debug, Clone)]
-pub struct SearchConfig {
-    /// The query words joined with single spaces, as typed.
-    pub query: String,
-    pub limit: usize,
-    pub scope: Scope,
-    pub source: Source,
-    pub port: u16,
-    /// Run the freshness check (stat walk) before a local search.
-    pub refresh: bool,
-    /// Search notes hidden by Obsidian's "Excluded files" too.
-    pub include_ignored: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -174,8 +164,8 @@ impl Config {
             .or_else(|| env_nonempty("VAULT_SEARCH_CACHE_DIR").map(PathBuf::from))
             .or_else(|| directories::BaseDirs::new().map(|b| b.cache_dir().to_path_buf()));
         let action = match command {
-            None => Action::Search(resolve_search(search)?),
-            Some(Command::Search(s)) => Action::Search(resolve_search(s)?),
+            None => Action::Search(resolve_search(search, &vault, &cache_dir)?),
+            Some(Command::Search(s)) => Action::Search(resolve_search(s, &vault, &cache_dir)?),
             Some(Command::Index(IndexArgs {
                 rebuild,
                 max_note_bytes,
@@ -258,13 +248,19 @@ fn resolve_port(flag: Option<u16>) -> Result<u16> {
     })
 }
 
-fn resolve_search(s: SearchArgs) -> Result<SearchConfig> {
+fn resolve_search(
+    s: SearchArgs,
+    vault: &Path,
+    cache_dir: &Option<PathBuf>,
+) -> Result<SearchOptions> {
     let query = s.query.join(" ");
     if query.trim().is_empty() {
         bail!("the query is empty: give at least one word to search for");
     }
     let port = resolve_port(s.port)?;
-    Ok(SearchConfig {
+    Ok(SearchOptions {
+        vault: vault.to_path_buf(),
+        cache_dir: cache_dir.clone(),
         query,
         limit: usize::from(s.limit),
         scope: Scope::new(s.folder.as_deref(), &s.exclude)?,

@@ -58,15 +58,7 @@ pub fn run(vault: &Path, cache_dir: Option<&Path>, cfg: &IndexConfig) -> Result<
             ..IndexReport::default()
         });
     };
-    let (_, mut report) = update(
-        &store,
-        &lock,
-        vault,
-        cfg.max_note_bytes,
-        cfg.rebuild,
-        None,
-        true,
-    )?;
+    let (_, mut report) = update(&store, &lock, vault, cfg.max_note_bytes, cfg.rebuild, true)?;
     report.elapsed_seconds = round_to(started.elapsed().as_secs_f64(), 3);
     Ok(report)
 }
@@ -80,13 +72,12 @@ pub fn update(
     vault: &Path,
     max_note_bytes: u64,
     rebuild: bool,
-    walked: Option<Walked>,
     progress: bool,
 ) -> Result<(Index, IndexReport)> {
     let existing = if rebuild {
         None
     } else {
-        match store.open_current() {
+        match store.open_current_reader() {
             Ok(found) => found,
             Err(EngineError::IndexIncompatible(why)) => {
                 eprintln!("vault-search: rebuilding the index ({why})");
@@ -96,22 +87,23 @@ pub fn update(
         }
     };
     match existing {
-        Some((index, payload)) => {
+        Some((index, payload, reader)) => {
+            // The reader that validated the index also gives the manifest.
             let dir = store.current_dir().unwrap_or_else(|| store.root.clone());
             let report = sync(
                 &index,
+                &reader.searcher(),
                 Some(&payload),
                 vault,
                 max_note_bytes,
                 &dir,
-                walked,
                 progress,
             )?;
             Ok((index, report))
         }
         None => {
             let (index, dir) = store.create_fresh()?;
-            let mut report = sync(&index, None, vault, max_note_bytes, &dir, walked, progress)?;
+            let mut report = sync_fresh(&index, vault, max_note_bytes, &dir, progress)?;
             store.publish(&dir)?;
             report.rebuilt = true;
             Ok((index, report))
@@ -123,15 +115,7 @@ pub fn update(
 pub fn build_in_memory(vault: &Path, max_note_bytes: u64) -> Result<(Index, IndexReport)> {
     let index = Index::create_in_ram(schema::fields().schema.clone());
     store::register_analyzer(&index);
-    let mut report = sync(
-        &index,
-        None,
-        vault,
-        max_note_bytes,
-        Path::new(""),
-        None,
-        false,
-    )?;
+    let mut report = sync_fresh(&index, vault, max_note_bytes, Path::new(""), false)?;
     report.rebuilt = true;
     Ok((index, report))
 }
@@ -317,34 +301,48 @@ pub fn changed_by_stat(searcher: &tantivy::Searcher, vault: &Path) -> Result<u64
     Ok(changed + known.len() as u64)
 }
 
-/// Diffs the vault against `index` and writes the difference. `payload` is the last commit's
-/// (None for a fresh index).
+/// Diffs the vault against the commit `searcher` reads and writes the difference. `payload`
+/// is that commit's (None for a fresh index).
 fn sync(
     index: &Index,
+    searcher: &tantivy::Searcher,
     payload: Option<&Payload>,
     vault: &Path,
     max_note_bytes: u64,
     dir: &Path,
-    walked: Option<Walked>,
     progress: bool,
 ) -> Result<IndexReport> {
     let run_started_ns = store::now_ns();
-    let reader = index
-        .reader_builder()
-        .reload_policy(ReloadPolicy::Manual)
-        .try_into()
-        .context("cannot read the index")?;
-    let searcher = reader.searcher();
-    let walked = match walked {
-        Some(w) => w,
-        None => walk(vault),
-    };
-    let plan = plan(&searcher, payload, vault, walked, max_note_bytes)?;
+    let plan = plan(searcher, payload, vault, walk(vault), max_note_bytes)?;
     apply(
         index,
         payload.is_none(),
         plan,
         run_started_ns,
+        vault,
+        max_note_bytes,
+        dir,
+        progress,
+    )
+}
+
+/// [`sync`] into a freshly created, empty index.
+fn sync_fresh(
+    index: &Index,
+    vault: &Path,
+    max_note_bytes: u64,
+    dir: &Path,
+    progress: bool,
+) -> Result<IndexReport> {
+    let reader: tantivy::IndexReader = index
+        .reader_builder()
+        .reload_policy(ReloadPolicy::Manual)
+        .try_into()
+        .context("cannot read the index")?;
+    sync(
+        index,
+        &reader.searcher(),
+        None,
         vault,
         max_note_bytes,
         dir,

@@ -105,19 +105,8 @@ pub fn run(config: &Config) -> Result<()> {
     let stdout = io::stdout();
     let mut out = stdout.lock();
     let written = match &config.action {
-        Action::Search(s) => {
-            let opts = SearchOptions {
-                vault: config.vault.clone(),
-                cache_dir: config.cache_dir.clone(),
-                query: s.query.clone(),
-                limit: s.limit,
-                scope: s.scope.clone(),
-                source: s.source,
-                port: s.port,
-                refresh: s.refresh,
-                include_ignored: s.include_ignored,
-            };
-            let response = search(&opts)?;
+        Action::Search(opts) => {
+            let response = search(opts)?;
             if response.stale && !config.json {
                 eprintln!(
                     "vault-search: another process is updating the index; results may be stale"

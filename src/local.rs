@@ -14,7 +14,6 @@ use tantivy::{Index, ReloadPolicy, Searcher};
 
 use crate::config::DEFAULT_MAX_NOTE_BYTES;
 use crate::engine::{SearchOptions, ENGINE_LOCAL};
-use crate::error::EngineError;
 use crate::index;
 use crate::output::{round_to, SearchHit};
 use crate::query;
@@ -62,7 +61,6 @@ pub fn search(opts: &SearchOptions) -> Result<LocalAnswer> {
                 &opts.vault,
                 DEFAULT_MAX_NOTE_BYTES,
                 true,
-                None,
                 false,
             )?;
             drop(lock);
@@ -85,7 +83,7 @@ fn search_once(opts: &SearchOptions) -> Result<LocalAnswer> {
             }
         }
     }
-    let (index, stale) = open_fresh(opts, None)?;
+    let (index, stale) = open_fresh(opts)?;
     let searcher = open_searcher(&index)?;
     let hits = search_index(&searcher, opts)?;
     Ok(LocalAnswer { hits, stale })
@@ -131,7 +129,6 @@ fn search_overlapped(opts: &SearchOptions) -> Result<Option<LocalAnswer>> {
                 &opts.vault,
                 DEFAULT_MAX_NOTE_BYTES,
                 false,
-                None,
                 false,
             );
         }
@@ -139,7 +136,7 @@ fn search_overlapped(opts: &SearchOptions) -> Result<Option<LocalAnswer>> {
     }
     // The vault changed: update the index (if nobody else is writing; the update walks again,
     // under the lock) and search again.
-    let (index, stale) = open_fresh(opts, None)?;
+    let (index, stale) = open_fresh(opts)?;
     if stale {
         return Ok(Some(LocalAnswer { hits, stale }));
     }
@@ -152,8 +149,11 @@ fn warn(msg: &str) {
     eprintln!("vault-search: {msg}");
 }
 
-/// The index to search, refreshed unless told not to; `(index, stale)`.
-fn open_fresh(opts: &SearchOptions, walked: Option<index::Walked>) -> Result<(Index, bool)> {
+/// The index to search, brought up to date under the writer lock; `(index, stale)`.
+///
+/// Callers have already tried the committed index for a search without refresh, so this
+/// always takes the writer (or falls back to the last commit, or to memory).
+fn open_fresh(opts: &SearchOptions) -> Result<(Index, bool)> {
     let in_memory = |why: String| -> Result<(Index, bool)> {
         warn(&format!(
             "{why}; indexing the vault in memory for this search"
@@ -168,13 +168,6 @@ fn open_fresh(opts: &SearchOptions, walked: Option<index::Walked>) -> Result<(In
     if let Err(e) = store.ensure_root() {
         return in_memory(format!("{e:#}"));
     }
-    if !opts.refresh {
-        match store.open_current() {
-            Ok(Some((index, _))) => return Ok((index, false)),
-            Ok(None) | Err(EngineError::IndexIncompatible(_)) => {} // build it below
-            Err(e) => return Err(e.into()),
-        }
-    }
     match store.try_lock() {
         Ok(Some(lock)) => {
             match index::update(
@@ -183,7 +176,6 @@ fn open_fresh(opts: &SearchOptions, walked: Option<index::Walked>) -> Result<(In
                 &opts.vault,
                 DEFAULT_MAX_NOTE_BYTES,
                 false,
-                walked,
                 false,
             ) {
                 Ok((index, _)) => Ok((index, false)),

@@ -645,32 +645,30 @@ pub fn rerank(
                 let inv = seg.inverted_index(*field)?;
                 for (s, w) in vars {
                     let term = Term::from_field_text(*field, s);
-                    let Some(mut postings) =
-                        inv.read_postings(&term, IndexRecordOption::WithFreqs)?
-                    else {
-                        continue;
-                    };
-                    for &(i, doc) in &docs {
-                        if postings.doc() > doc || postings.seek(doc) != doc {
-                            continue;
-                        }
-                        let tf = postings.term_freq() as f32;
-                        let h = &mut feats[i].terms[ti];
-                        let slot = if *field == fields.title {
-                            &mut h.title
-                        } else if *field == fields.aliases {
-                            &mut h.alias
-                        } else if *field == fields.headings {
-                            h.head_tf += w * tf;
-                            &mut h.head
-                        } else if *field == fields.tags {
-                            &mut h.tags
-                        } else {
-                            h.body_tf += w * tf;
-                            &mut h.body
-                        };
-                        *slot = slot.max(*w);
-                    }
+                    for_each_hit(
+                        &inv,
+                        &term,
+                        IndexRecordOption::WithFreqs,
+                        &docs,
+                        |i, postings| {
+                            let tf = postings.term_freq() as f32;
+                            let h = &mut feats[i].terms[ti];
+                            let slot = if *field == fields.title {
+                                &mut h.title
+                            } else if *field == fields.aliases {
+                                &mut h.alias
+                            } else if *field == fields.headings {
+                                h.head_tf += w * tf;
+                                &mut h.head
+                            } else if *field == fields.tags {
+                                &mut h.tags
+                            } else {
+                                h.body_tf += w * tf;
+                                &mut h.body
+                            };
+                            *slot = slot.max(*w);
+                        },
+                    )?;
                 }
             }
         }
@@ -692,19 +690,12 @@ pub fn rerank(
         let inv = seg.inverted_index(fields.body)?;
         for tok in &phrase_tokens {
             let term = Term::from_field_text(fields.body, tok);
-            let Some(mut postings) =
-                inv.read_postings(&term, IndexRecordOption::WithFreqsAndPositions)?
-            else {
-                continue;
-            };
-            for &(i, doc) in &docs {
-                if postings.doc() > doc || postings.seek(doc) != doc {
-                    continue;
-                }
+            let option = IndexRecordOption::WithFreqsAndPositions;
+            for_each_hit(&inv, &term, option, &docs, |i, postings| {
                 let mut pos = Vec::new();
                 postings.positions(&mut pos);
                 feats[i].positions.insert((*tok).clone(), pos);
-            }
+            })?;
         }
     }
 
@@ -755,8 +746,8 @@ pub fn rerank(
             .get_first(fields.body)
             .and_then(|v| v.as_str())
             .unwrap_or_default();
-        let pos = excerpt_position(&mut analyzer, q, terms, body);
         let meta = note::parse(body);
+        let pos = excerpt_position(&mut analyzer, q, terms, body, meta.body_start);
         let path = doc
             .get_first(fields.path)
             .and_then(|v| v.as_str())
@@ -784,6 +775,26 @@ pub fn rerank(
         });
     }
     Ok(out)
+}
+
+/// Calls `f(i, postings)` for each candidate `(i, doc)` (sorted by doc) that holds `term`,
+/// with the postings positioned on that document.
+fn for_each_hit(
+    inv: &tantivy::InvertedIndexReader,
+    term: &Term,
+    option: IndexRecordOption,
+    docs: &[(usize, u32)],
+    mut f: impl FnMut(usize, &mut tantivy::postings::SegmentPostings),
+) -> Result<()> {
+    let Some(mut postings) = inv.read_postings(term, option)? else {
+        return Ok(());
+    };
+    for &(i, doc) in docs {
+        if postings.doc() <= doc && postings.seek(doc) == doc {
+            f(i, &mut postings);
+        }
+    }
+    Ok(())
 }
 
 /// Does the body hold `phrase` (consecutive positions)?
@@ -857,9 +868,9 @@ fn excerpt_position(
     q: &ParsedQuery,
     terms: &[ExpandedTerm],
     body: &str,
+    text_start: usize,
 ) -> usize {
     let toks = tokens(analyzer, body);
-    let text_start = note::parse(body).body_start;
     for p in q.phrases.iter().chain(std::iter::once(&q.sequence)) {
         if p.len() >= 2 {
             if let Some(off) = find_phrase(&toks, p) {

@@ -5,7 +5,6 @@ use std::path::Path;
 
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
-use tantivy::ReloadPolicy;
 
 use crate::index;
 use crate::omnisearch;
@@ -58,17 +57,13 @@ pub fn status(vault: &Path, cache_dir: Option<&Path>, port: u16) -> Result<Statu
     if let Some(cache) = cache_dir {
         let store = Store::new(cache, vault);
         st.index_dir = Some(store.root.display().to_string());
-        match store.open_current() {
-            Ok(Some((idx, payload))) => {
+        match store.open_current_reader() {
+            Ok(Some((_, payload, reader))) => {
                 st.indexed = true;
                 st.last_indexed_at = Some(rfc3339(payload.run_started_ns));
                 if let Some(dir) = store.current_dir() {
                     st.index_bytes = dir_bytes(&dir);
                 }
-                let reader: tantivy::IndexReader = idx
-                    .reader_builder()
-                    .reload_policy(ReloadPolicy::Manual)
-                    .try_into()?;
                 let searcher = reader.searcher();
                 st.notes = searcher.num_docs();
                 st.changed_since = Some(index::changed_by_stat(&searcher, vault)?);

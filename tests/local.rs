@@ -263,9 +263,7 @@ fn a_second_indexer_exits_at_once() {
 fn incompatible_index_is_rebuilt() {
     let env = demo_env();
     env.index_json(&[]);
-    let store = env.store_dir();
-    let current = std::fs::read_to_string(store.join("CURRENT")).unwrap();
-    let meta_path = store.join(current.trim()).join("meta.json");
+    let meta_path = env.live_index_dir().join("meta.json");
     let meta = std::fs::read_to_string(&meta_path).unwrap();
     let old = meta.replace("schema-", "schema-0-old-");
     assert_ne!(meta, old);
@@ -287,9 +285,7 @@ fn incompatible_index_is_rebuilt() {
 fn unreadable_index_is_rebuilt() {
     let env = demo_env();
     env.index_json(&[]);
-    let store = env.store_dir();
-    let current = std::fs::read_to_string(store.join("CURRENT")).unwrap();
-    std::fs::write(store.join(current.trim()).join("meta.json"), "{ truncated").unwrap();
+    std::fs::write(env.live_index_dir().join("meta.json"), "{ truncated").unwrap();
     let r = env.search_json(&["--source", "local", "gradle"]);
     assert_eq!(r.results[0].path, "Projects/gradle-bootstrap.md");
 }
@@ -304,8 +300,7 @@ fn index_files_are_private() {
     assert!(!store.starts_with(&env.vault));
     let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode(&store), 0o700);
-    let current = std::fs::read_to_string(store.join("CURRENT")).unwrap();
-    let dir = store.join(current.trim());
+    let dir = env.live_index_dir();
     assert_eq!(mode(&dir), 0o700);
     let mut files = 0;
     for e in std::fs::read_dir(&dir).unwrap() {
@@ -445,9 +440,7 @@ fn obsidian_excluded_files_are_honoured() {
 fn damaged_segment_files_are_rebuilt() {
     let env = demo_env();
     env.index_json(&[]);
-    let store = env.store_dir();
-    let current = std::fs::read_to_string(store.join("CURRENT")).unwrap();
-    let dir = store.join(current.trim());
+    let dir = env.live_index_dir();
     for e in std::fs::read_dir(&dir).unwrap() {
         let p = e.unwrap().path();
         if p.extension().is_some_and(|x| x == "store" || x == "idx") {

@@ -97,6 +97,13 @@ impl Env {
         serde_json::from_slice(&out.stdout).unwrap()
     }
 
+    /// The live Tantivy directory (the one `CURRENT` names).
+    pub fn live_index_dir(&self) -> PathBuf {
+        let store = self.store_dir();
+        let current = std::fs::read_to_string(store.join("CURRENT")).unwrap();
+        store.join(current.trim())
+    }
+
     /// The per-vault index directory (`<cache>/vault-search/<id>`).
     pub fn store_dir(&self) -> PathBuf {
         let base = self.cache.join("vault-search");
