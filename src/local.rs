@@ -19,7 +19,7 @@ use crate::output::{round_to, SearchHit};
 use crate::query;
 use crate::rank;
 use crate::schema;
-use crate::store::Store;
+use crate::store::{Store, WriterLock};
 
 /// What the local engine found.
 #[derive(Debug, Clone, Default)]
@@ -55,14 +55,7 @@ pub fn search(opts: &SearchOptions) -> Result<LocalAnswer> {
                 "rebuilding the index ({})",
                 why.lines().next().unwrap_or("")
             ));
-            index::update(
-                &store,
-                &lock,
-                &opts.vault,
-                DEFAULT_MAX_NOTE_BYTES,
-                true,
-                false,
-            )?;
+            update(&store, &lock, opts, true)?;
             drop(lock);
             search_once(opts)
         }
@@ -123,14 +116,7 @@ fn search_overlapped(opts: &SearchOptions) -> Result<Option<LocalAnswer>> {
         // Current, but racily clean notes were re-read: record this run so later searches
         // don't read them again (best effort; the answer is already right).
         if let Ok(Some(lock)) = store.try_lock() {
-            let _ = index::update(
-                &store,
-                &lock,
-                &opts.vault,
-                DEFAULT_MAX_NOTE_BYTES,
-                false,
-                false,
-            );
+            let _ = update(&store, &lock, opts, false);
         }
         return Ok(Some(LocalAnswer { hits, stale: false }));
     }
@@ -143,6 +129,24 @@ fn search_overlapped(opts: &SearchOptions) -> Result<Option<LocalAnswer>> {
     let searcher = open_searcher(&index)?;
     let hits = search_index(&searcher, opts)?;
     Ok(Some(LocalAnswer { hits, stale }))
+}
+
+/// Updates (or with `rebuild`, rebuilds) the index for a search: default size cap, no
+/// progress bar.
+fn update(
+    store: &Store,
+    lock: &WriterLock,
+    opts: &SearchOptions,
+    rebuild: bool,
+) -> Result<(Index, crate::output::IndexReport)> {
+    index::update(
+        store,
+        lock,
+        &opts.vault,
+        DEFAULT_MAX_NOTE_BYTES,
+        rebuild,
+        false,
+    )
 }
 
 fn warn(msg: &str) {
@@ -169,28 +173,19 @@ fn open_fresh(opts: &SearchOptions) -> Result<(Index, bool)> {
         return in_memory(format!("{e:#}"));
     }
     match store.try_lock() {
-        Ok(Some(lock)) => {
-            match index::update(
-                &store,
-                &lock,
-                &opts.vault,
-                DEFAULT_MAX_NOTE_BYTES,
-                false,
-                false,
-            ) {
-                Ok((index, _)) => Ok((index, false)),
-                Err(e) => {
-                    let why = format!("cannot update the index: {e:#}");
-                    match store.open_current() {
-                        Ok(Some((index, _))) => {
-                            warn(&format!("{why}; searching the last committed index"));
-                            Ok((index, true))
-                        }
-                        _ => in_memory(why),
+        Ok(Some(lock)) => match update(&store, &lock, opts, false) {
+            Ok((index, _)) => Ok((index, false)),
+            Err(e) => {
+                let why = format!("cannot update the index: {e:#}");
+                match store.open_current() {
+                    Ok(Some((index, _))) => {
+                        warn(&format!("{why}; searching the last committed index"));
+                        Ok((index, true))
                     }
+                    _ => in_memory(why),
                 }
             }
-        }
+        },
         Ok(None) => match store.open_current() {
             Ok(Some((index, _))) => Ok((index, opts.refresh)),
             _ => in_memory("another process is building the index".into()),
