@@ -13,7 +13,6 @@
 //! and because the next run diffs the disk against what the index holds, it converges to
 //! exactly what a fresh `--rebuild` gives.
 
-use std::collections::HashMap;
 use std::fs::File;
 use std::io::{ErrorKind, Read};
 use std::path::Path;
@@ -22,10 +21,11 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use tantivy::indexer::NoMergePolicy;
 use tantivy::schema::Value;
-use tantivy::{DocAddress, Index, IndexWriter, ReloadPolicy, TantivyDocument, Term};
+use tantivy::{Index, IndexWriter, ReloadPolicy, TantivyDocument, Term};
 
 use crate::config::IndexConfig;
 use crate::error::EngineError;
+use crate::manifest::Manifest;
 use crate::note;
 use crate::output::{round_to, IndexReport, SkippedFile};
 use crate::schema::{self, Fields};
@@ -123,40 +123,6 @@ pub fn build_in_memory(vault: &Path, max_note_bytes: u64) -> Result<(Index, Inde
 /// A walk of the vault: the notes on disk and the entries that could not be read.
 pub type Walked = (Vec<DiskNote>, Vec<SkippedFile>);
 
-/// Path → what the index holds, hashed with FNV-1a: the map is built and probed once per
-/// note on every freshness check, where SipHash's DoS resistance buys nothing (the keys are
-/// the user's own paths) and costs a measurable share of the check.
-type PathMap = HashMap<String, Known, std::hash::BuildHasherDefault<Fnv>>;
-
-/// FNV-1a, 64 bits.
-#[derive(Debug)]
-pub struct Fnv(u64);
-
-impl Default for Fnv {
-    fn default() -> Fnv {
-        Fnv(0xcbf2_9ce4_8422_2325)
-    }
-}
-
-impl std::hash::Hasher for Fnv {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for b in bytes {
-            self.0 = (self.0 ^ u64::from(*b)).wrapping_mul(0x0000_0100_0000_01b3);
-        }
-    }
-}
-
-/// What the index holds for one path.
-#[derive(Debug, Clone, Copy)]
-pub struct Known {
-    size: u64,
-    mtime_ns: i64,
-    addr: DocAddress,
-}
-
 /// A note whose content must be (re)written.
 #[derive(Debug)]
 struct Upsert {
@@ -210,28 +176,16 @@ pub fn plan(
     plan_with(searcher, known, payload, vault, walked, max_note_bytes)
 }
 
-/// What the index holds, per path: read from the fast fields of a commit.
-#[derive(Debug)]
-pub struct Manifest(PathMap);
-
-impl Manifest {
-    /// Reads the manifest of `searcher`'s commit.
-    pub fn read(searcher: &tantivy::Searcher) -> Result<Manifest> {
-        Ok(Manifest(manifest(searcher, schema::fields())?))
-    }
-}
-
 /// [`plan`] with a manifest read beforehand (so it can be read while the vault is walked).
 pub fn plan_with(
     searcher: &tantivy::Searcher,
-    known: Manifest,
+    mut known: Manifest,
     payload: Option<&Payload>,
     vault: &Path,
     walked: Walked,
     max_note_bytes: u64,
 ) -> Result<Plan> {
     let fields = schema::fields();
-    let mut known = known.0;
     let racy_after = payload.map_or(i64::MIN, |p| p.run_started_ns - RACY_WINDOW_NS);
     let (disk, walk_skipped) = walked;
     let mut plan = Plan {
@@ -239,7 +193,7 @@ pub fn plan_with(
         ..Plan::default()
     };
     for note in disk {
-        let Some(k) = known.remove(&note.rel) else {
+        let Some(k) = known.take(&note.rel) else {
             plan.upserts.push(Upsert {
                 note,
                 bytes: None,
@@ -282,23 +236,23 @@ pub fn plan_with(
             touched: same,
         });
     }
-    plan.removes.extend(known.into_keys());
+    plan.removes.extend(known.untaken());
     Ok(plan)
 }
 
 /// How many notes differ between the vault and the index by size and mtime alone (added,
 /// modified or removed), without reading any note.
 pub fn changed_by_stat(searcher: &tantivy::Searcher, vault: &Path) -> Result<u64> {
-    let mut known = manifest(searcher, schema::fields())?;
+    let mut known = Manifest::read(searcher)?;
     let (disk, _) = walk(vault);
     let mut changed = 0u64;
     for note in disk {
-        match known.remove(&note.rel) {
+        match known.take(&note.rel) {
             Some(k) if k.size == note.size && k.mtime_ns == note.mtime_ns => {}
             _ => changed += 1,
         }
     }
-    Ok(changed + known.len() as u64)
+    Ok(changed + known.untaken_len() as u64)
 }
 
 /// Diffs the vault against the commit `searcher` reads and writes the difference. `payload`
@@ -548,52 +502,6 @@ fn maybe_merge(index: &Index, writer: &mut IndexWriter) -> Result<()> {
         let _ = writer.garbage_collect_files().wait();
     }
     Ok(())
-}
-
-/// `(path, size, mtime, address)` of every live document, read from the fast fields.
-fn manifest(searcher: &tantivy::Searcher, fields: &Fields) -> Result<PathMap> {
-    let mut out =
-        PathMap::with_capacity_and_hasher(searcher.num_docs() as usize, Default::default());
-    let name = |f| fields.schema.get_field_name(f).to_string();
-    let (path_name, size_name, mtime_name) =
-        (name(fields.path), name(fields.size), name(fields.mtime_ns));
-    for (seg_ord, seg) in searcher.segment_readers().iter().enumerate() {
-        let ff = seg.fast_fields();
-        let Some(paths) = ff.str(&path_name)? else {
-            continue;
-        };
-        let sizes = ff.u64(&size_name)?;
-        let mtimes = ff.i64(&mtime_name)?;
-        let alive = seg.alive_bitset();
-        // Decode the path dictionary once, in order (`ord_to_str` per document re-reads a
-        // block each time).
-        let mut by_ord: Vec<String> = Vec::with_capacity(seg.max_doc() as usize);
-        let mut stream = paths.dictionary().stream()?;
-        while stream.advance() {
-            by_ord.push(String::from_utf8_lossy(stream.key()).into_owned());
-        }
-        for doc in 0..seg.max_doc() {
-            if alive.is_some_and(|a| !a.is_alive(doc)) {
-                continue;
-            }
-            let Some(path) = paths
-                .ords()
-                .first(doc)
-                .and_then(|ord| by_ord.get_mut(ord as usize))
-            else {
-                continue;
-            };
-            out.insert(
-                std::mem::take(path),
-                Known {
-                    size: sizes.first(doc).unwrap_or(0),
-                    mtime_ns: mtimes.first(doc).unwrap_or(0),
-                    addr: DocAddress::new(seg_ord as u32, doc),
-                },
-            );
-        }
-    }
-    Ok(out)
 }
 
 /// Reads a file of at most `cap` bytes; the reason as text when it can't.

@@ -36,6 +36,7 @@ pub mod excerpt;
 pub mod ignore;
 pub mod index;
 pub mod local;
+pub mod manifest;
 pub mod note;
 pub mod omnisearch;
 pub mod output;

@@ -95,7 +95,7 @@ fn search_overlapped(opts: &SearchOptions) -> Result<Option<LocalAnswer>> {
     let (hits, known, walked) = std::thread::scope(|s| {
         let walker = s.spawn(|| crate::walk::walk(&opts.vault));
         let hits = search_index(&searcher, opts);
-        let known = index::Manifest::read(&searcher);
+        let known = crate::manifest::Manifest::read(&searcher);
         let walked = walker.join();
         (hits, known, walked)
     });

@@ -1,19 +1,29 @@
-//! Lists a vault's Markdown notes fast: a parallel directory walk that stats each file
-//! relative to its directory (`DirEntry::metadata`, an `fstatat` on the open directory on
-//! Linux) instead of resolving the full path again.
+//! Lists a vault's Markdown notes fast. This walk is the whole cost of the freshness check
+//! that precedes every search, so it is built around what a stat costs in the kernel:
+//!
+//! - Files are stat'ed by name relative to an open directory (`fstatat`), not by full path,
+//!   so the kernel resolves one path component per note instead of the whole vault path.
+//! - A directory's listing is handed out in batches while it is still being read, so in a
+//!   vault with one huge folder all threads stat while one lists.
+//! - Each thread stats through its own handle on the directory: threads sharing one open
+//!   directory make the kernel bounce that handle's reference count between cores on every
+//!   stat (measured: 2 threads stat 7,400 notes in 2.0 ms with their own handles, 2.4–3.4 ms
+//!   sharing one, 4.5 ms alone).
+//!
+//! On platforms other than Unix the stat is a plain `symlink_metadata` of the full path.
 //!
 //! Rules: symlinks are never followed (neither to files nor to directories, so a link can't
 //! leak a file from outside the vault or loop); directories whose name starts with `.`
-//! (`.obsidian`, `.git`, `.trash`) are skipped; files ending in `.md` (any case) are notes.
-//! Entries that can't be listed or stat'ed are reported, not fatal.
+//! (`.obsidian`, `.git`, `.trash`) are skipped; regular files ending in `.md` (any case) are
+//! notes. Entries that can't be listed or stat'ed are reported, not fatal.
 
 use std::collections::VecDeque;
+use std::ffi::OsString;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::sync::{Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 
 use crate::output::SkippedFile;
-use crate::store;
 
 /// A Markdown file found on disk.
 #[derive(Debug, Clone)]
@@ -43,19 +53,80 @@ pub fn is_markdown(name: &str) -> bool {
         && name[name.len() - 3..].eq_ignore_ascii_case(".md")
 }
 
-/// A unit of work: list a directory, or stat a batch of its Markdown entries (so the files of
-/// one big directory are stat'ed by all threads, not one).
-enum Work {
-    List(PathBuf, String),
-    Stat(String, Vec<(fs::DirEntry, std::ffi::OsString)>),
+/// A directory of the vault.
+#[derive(Debug)]
+struct Folder {
+    path: PathBuf,
+    /// Vault-relative, `/`-separated; empty for the vault itself.
+    rel: String,
 }
 
-/// Files stat'ed per work item.
-const STAT_BATCH: usize = 256;
+/// A unit of work: list a directory, or stat a batch of its Markdown entries.
+enum Work {
+    List(Folder),
+    Stat(Arc<Folder>, Vec<OsString>),
+}
+
+/// Files stat'ed per work item: small enough that a second thread starts on a big folder
+/// early, large enough that the queue's lock is not taken per file.
+const STAT_BATCH: usize = 128;
 
 struct Queue {
     work: VecDeque<Work>,
+    /// Threads holding a work item (more work may still come from them).
     busy: usize,
+}
+
+struct Shared {
+    queue: Mutex<Queue>,
+    ready: Condvar,
+}
+
+impl Shared {
+    fn push(&self, work: Work) {
+        if let Ok(mut q) = self.queue.lock() {
+            q.work.push_back(work);
+        }
+        self.ready.notify_one();
+    }
+
+    /// The next work item, waiting while other threads may still add some; `None` when all
+    /// is done.
+    fn next(&self) -> Option<Work> {
+        let mut q = self.queue.lock().ok()?;
+        loop {
+            if let Some(w) = q.work.pop_front() {
+                q.busy += 1;
+                return Some(w);
+            }
+            if q.busy == 0 {
+                drop(q);
+                self.ready.notify_all();
+                return None;
+            }
+            q = self.ready.wait(q).ok()?;
+        }
+    }
+
+    fn done(&self) {
+        let idle = match self.queue.lock() {
+            Ok(mut q) => {
+                q.busy -= 1;
+                q.busy == 0 && q.work.is_empty()
+            }
+            Err(_) => true,
+        };
+        if idle {
+            self.ready.notify_all();
+        }
+    }
+}
+
+/// What one thread found.
+#[derive(Default)]
+struct Found {
+    notes: Vec<DiskNote>,
+    skipped: Vec<SkippedFile>,
 }
 
 /// Every note below `vault`, and the entries that could not be read.
@@ -63,66 +134,45 @@ pub fn walk(vault: &Path) -> (Vec<DiskNote>, Vec<SkippedFile>) {
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .clamp(1, 8);
-    let queue = Mutex::new(Queue {
-        work: VecDeque::from([Work::List(vault.to_path_buf(), String::new())]),
-        busy: 0,
-    });
-    let ready = Condvar::new();
-    let results: Vec<(Vec<DiskNote>, Vec<SkippedFile>)> = std::thread::scope(|s| {
-        let helpers: Vec<_> = (1..threads)
-            .map(|_| s.spawn(|| worker(&queue, &ready)))
-            .collect();
-        let mut all = vec![worker(&queue, &ready)];
+    let shared = Shared {
+        queue: Mutex::new(Queue {
+            work: VecDeque::from([Work::List(Folder {
+                path: vault.to_path_buf(),
+                rel: String::new(),
+            })]),
+            busy: 0,
+        }),
+        ready: Condvar::new(),
+    };
+    let results: Vec<Found> = std::thread::scope(|s| {
+        let helpers: Vec<_> = (1..threads).map(|_| s.spawn(|| worker(&shared))).collect();
+        let mut all = vec![worker(&shared)];
         all.extend(helpers.into_iter().map(|w| w.join().unwrap_or_default()));
         all
     });
-    let mut notes = Vec::new();
-    let mut skipped = Vec::new();
-    for (n, s) in results {
-        notes.extend(n);
-        skipped.extend(s);
+    let mut found = Found::default();
+    for f in results {
+        found.notes.extend(f.notes);
+        found.skipped.extend(f.skipped);
     }
-    (notes, skipped)
+    (found.notes, found.skipped)
 }
 
-fn worker(queue: &Mutex<Queue>, ready: &Condvar) -> (Vec<DiskNote>, Vec<SkippedFile>) {
-    let mut notes = Vec::new();
-    let mut skipped = Vec::new();
-    loop {
-        let next = {
-            let Ok(mut q) = queue.lock() else {
-                break;
-            };
-            loop {
-                if let Some(w) = q.work.pop_front() {
-                    q.busy += 1;
-                    break Some(w);
-                }
-                if q.busy == 0 {
-                    break None;
-                }
-                q = match ready.wait(q) {
-                    Ok(q) => q,
-                    Err(_) => return (notes, skipped),
-                };
-            }
-        };
-        let Some(work) = next else {
-            ready.notify_all();
-            break;
-        };
-        let mut more = Vec::new();
+fn worker(shared: &Shared) -> Found {
+    let mut found = Found::default();
+    let mut stat = Stater::default();
+    while let Some(work) = shared.next() {
         match work {
-            Work::List(dir, rel) => list_dir(&dir, &rel, &mut more, &mut skipped),
-            Work::Stat(rel, entries) => stat_all(&rel, entries, &mut notes, &mut skipped),
+            Work::List(folder) => list(shared, folder, &mut found),
+            Work::Stat(folder, names) => {
+                for name in names {
+                    stat.one(&folder, name, &mut found);
+                }
+            }
         }
-        if let Ok(mut q) = queue.lock() {
-            q.work.extend(more);
-            q.busy -= 1;
-        }
-        ready.notify_all();
+        shared.done();
     }
-    (notes, skipped)
+    found
 }
 
 fn join_rel(rel: &str, name: &str) -> String {
@@ -135,64 +185,117 @@ fn join_rel(rel: &str, name: &str) -> String {
     s
 }
 
-fn list_dir(dir: &Path, rel: &str, more: &mut Vec<Work>, skipped: &mut Vec<SkippedFile>) {
-    let entries = match fs::read_dir(dir) {
+/// Lists one directory: subdirectories become work at once, Markdown files in batches.
+fn list(shared: &Shared, folder: Folder, found: &mut Found) {
+    let entries = match fs::read_dir(&folder.path) {
         Ok(e) => e,
         Err(e) => {
-            skipped.push(SkippedFile {
-                path: rel.to_string(),
+            found.skipped.push(SkippedFile {
+                path: folder.rel,
                 reason: format!("cannot list: {e}"),
             });
             return;
         }
     };
+    let folder = Arc::new(folder);
     let mut batch = Vec::new();
     for entry in entries {
         let Ok(entry) = entry else { continue };
         let Ok(ft) = entry.file_type() else { continue };
+        let name = entry.file_name();
         if ft.is_dir() {
-            let name = entry.file_name();
-            let name = name.to_string_lossy();
-            if !name.starts_with('.') {
-                more.push(Work::List(entry.path(), join_rel(rel, &name)));
+            let lossy = name.to_string_lossy();
+            if !lossy.starts_with('.') {
+                shared.push(Work::List(Folder {
+                    path: entry.path(),
+                    rel: join_rel(&folder.rel, &lossy),
+                }));
             }
-        } else if ft.is_file() {
-            let name = entry.file_name();
-            if is_markdown(&name.to_string_lossy()) {
-                batch.push((entry, name));
-            }
+        } else if ft.is_file() && is_markdown(&name.to_string_lossy()) {
+            batch.push(name);
             if batch.len() == STAT_BATCH {
-                more.push(Work::Stat(rel.to_string(), std::mem::take(&mut batch)));
+                shared.push(Work::Stat(Arc::clone(&folder), std::mem::take(&mut batch)));
             }
         }
     }
     if !batch.is_empty() {
-        more.push(Work::Stat(rel.to_string(), batch));
+        shared.push(Work::Stat(folder, batch));
     }
 }
 
-fn stat_all(
-    rel: &str,
-    entries: Vec<(fs::DirEntry, std::ffi::OsString)>,
-    notes: &mut Vec<DiskNote>,
-    skipped: &mut Vec<SkippedFile>,
-) {
-    for (entry, name_os) in entries {
-        let rel = join_rel(rel, &name_os.to_string_lossy());
-        match entry.metadata() {
-            Ok(md) => notes.push(DiskNote {
-                raw_path: name_os.to_str().is_none().then(|| entry.path()),
+/// Size and mtime of a regular file (`None`: not a regular file any more).
+struct FileStat {
+    size: u64,
+    mtime_ns: i64,
+}
+
+/// Stats files by name within a folder, keeping this thread's own handle on the last
+/// folder opened.
+#[derive(Default)]
+struct Stater {
+    #[cfg(unix)]
+    open: Option<(Arc<Folder>, std::os::fd::OwnedFd)>,
+}
+
+impl Stater {
+    fn one(&mut self, folder: &Arc<Folder>, name: OsString, found: &mut Found) {
+        let rel = join_rel(&folder.rel, &name.to_string_lossy());
+        match self.stat(folder, &name) {
+            Ok(Some(st)) => found.notes.push(DiskNote {
+                raw_path: name.to_str().is_none().then(|| folder.path.join(&name)),
                 rel,
-                size: md.len(),
-                mtime_ns: md.modified().map_or(0, store::system_time_ns),
+                size: st.size,
+                mtime_ns: st.mtime_ns,
             }),
+            // Replaced by something that is not a regular file since the listing.
+            Ok(None) => {}
             // Deleted between the listing and the stat: simply not there any more.
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => skipped.push(SkippedFile {
+            Err(e) => found.skipped.push(SkippedFile {
                 path: rel,
                 reason: format!("cannot stat: {e}"),
             }),
         }
+    }
+
+    #[cfg(unix)]
+    fn stat(&mut self, folder: &Arc<Folder>, name: &OsString) -> std::io::Result<Option<FileStat>> {
+        use rustix::fs::{AtFlags, FileType, Mode, OFlags, CWD};
+        let fresh = !matches!(&self.open, Some((f, _)) if Arc::ptr_eq(f, folder));
+        if fresh {
+            let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+            let fd = rustix::fs::openat(CWD, &folder.path, flags, Mode::empty())?;
+            self.open = Some((Arc::clone(folder), fd));
+        }
+        let Some((_, fd)) = &self.open else {
+            return Ok(None);
+        };
+        let st = rustix::fs::statat(fd, name, AtFlags::SYMLINK_NOFOLLOW)?;
+        if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile {
+            return Ok(None);
+        }
+        // The field types differ between Unixes (`time_t`, `c_long`, `u64`); nanoseconds are
+        // below 10^9 on all of them, so the casts are lossless.
+        #[allow(clippy::unnecessary_cast)]
+        let mtime_ns = (st.st_mtime as i64)
+            .saturating_mul(1_000_000_000)
+            .saturating_add(st.st_mtime_nsec as i64);
+        Ok(Some(FileStat {
+            size: u64::try_from(st.st_size).unwrap_or(0),
+            mtime_ns,
+        }))
+    }
+
+    #[cfg(not(unix))]
+    fn stat(&mut self, folder: &Arc<Folder>, name: &OsString) -> std::io::Result<Option<FileStat>> {
+        let md = fs::symlink_metadata(folder.path.join(name))?;
+        if !md.file_type().is_file() {
+            return Ok(None);
+        }
+        Ok(Some(FileStat {
+            size: md.len(),
+            mtime_ns: md.modified().map_or(0, crate::store::system_time_ns),
+        }))
     }
 }
 

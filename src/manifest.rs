@@ -1,0 +1,291 @@
+//! What the index holds per note path — `(size, mtime, document address)` — as one compact
+//! table, compared against a walk of the vault on every freshness check.
+//!
+//! The check runs before each search, so this is on the critical path of every query: a
+//! `HashMap<String, _>` cost one allocation and one UTF-8 validation per note to build, a
+//! byte-at-a-time hash per lookup, and a free per note afterwards — 15 ms of a 50 ms check on
+//! 38,000 notes. Here all paths live in one buffer, the table is open addressing over `u32`
+//! slots, and the hash reads eight bytes at a time.
+
+use anyhow::Result;
+use tantivy::DocAddress;
+
+/// What the index holds for one path.
+#[derive(Debug, Clone, Copy)]
+pub struct Known {
+    pub size: u64,
+    pub mtime_ns: i64,
+    pub addr: DocAddress,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    hash: u64,
+    start: usize,
+    len: usize,
+    known: Known,
+    /// Already matched with a note on disk (by [`Manifest::take`]).
+    taken: bool,
+}
+
+/// Path → [`Known`], for the live documents of one commit.
+#[derive(Debug)]
+pub struct Manifest {
+    /// Every path, concatenated.
+    bytes: Vec<u8>,
+    entries: Vec<Entry>,
+    /// Open addressing: 0 is empty, otherwise an index into `entries` plus one.
+    slots: Vec<u32>,
+    /// `64 - log2(slots.len())`: slots are picked by the hash's high bits, the best mixed.
+    shift: u32,
+    taken: usize,
+}
+
+/// A multiplicative hash over 8-byte words (the keys are the user's own paths, so resistance
+/// to chosen collisions buys nothing here).
+fn hash(key: &[u8]) -> u64 {
+    const K: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut h = (key.len() as u64).wrapping_mul(K);
+    let mut words = key.chunks_exact(8);
+    for w in &mut words {
+        let mut b = [0u8; 8];
+        b.copy_from_slice(w);
+        h = (h.rotate_left(23) ^ u64::from_le_bytes(b)).wrapping_mul(K);
+    }
+    let rest = words.remainder();
+    let mut b = [0u8; 8];
+    b[..rest.len()].copy_from_slice(rest);
+    h = (h.rotate_left(23) ^ u64::from_le_bytes(b)).wrapping_mul(K);
+    h ^ (h >> 29)
+}
+
+impl Default for Manifest {
+    fn default() -> Manifest {
+        Manifest::with_capacity(0)
+    }
+}
+
+impl Manifest {
+    /// An empty table sized for `n` paths.
+    pub fn with_capacity(n: usize) -> Manifest {
+        let slots = (n * 2).next_power_of_two().max(16);
+        Manifest {
+            bytes: Vec::with_capacity(n * 48),
+            entries: Vec::with_capacity(n),
+            slots: vec![0; slots],
+            shift: 64 - slots.trailing_zeros(),
+            taken: 0,
+        }
+    }
+
+    /// The live documents of `searcher`'s commit, read from the fast fields.
+    pub fn read(searcher: &tantivy::Searcher) -> Result<Manifest> {
+        let fields = crate::schema::fields();
+        let mut out = Manifest::with_capacity(searcher.num_docs() as usize);
+        let name = |f| fields.schema.get_field_name(f).to_string();
+        let (path_name, size_name, mtime_name) =
+            (name(fields.path), name(fields.size), name(fields.mtime_ns));
+        let mut by_ord: Vec<(usize, usize)> = Vec::new();
+        let mut key_bytes: Vec<u8> = Vec::new();
+        for (seg_ord, seg) in searcher.segment_readers().iter().enumerate() {
+            let ff = seg.fast_fields();
+            let Some(paths) = ff.str(&path_name)? else {
+                continue;
+            };
+            let sizes = ff.u64(&size_name)?;
+            let mtimes = ff.i64(&mtime_name)?;
+            let alive = seg.alive_bitset();
+            // Decode the path dictionary once, in order (`ord_to_str` per document re-reads a
+            // block each time).
+            by_ord.clear();
+            key_bytes.clear();
+            let mut stream = paths.dictionary().stream()?;
+            while stream.advance() {
+                let start = key_bytes.len();
+                key_bytes.extend_from_slice(stream.key());
+                by_ord.push((start, key_bytes.len()));
+            }
+            for doc in 0..seg.max_doc() {
+                if alive.is_some_and(|a| !a.is_alive(doc)) {
+                    continue;
+                }
+                let Some(&(a, b)) = paths
+                    .ords()
+                    .first(doc)
+                    .and_then(|ord| by_ord.get(ord as usize))
+                else {
+                    continue;
+                };
+                out.insert(
+                    &key_bytes[a..b],
+                    Known {
+                        size: sizes.first(doc).unwrap_or(0),
+                        mtime_ns: mtimes.first(doc).unwrap_or(0),
+                        addr: DocAddress::new(seg_ord as u32, doc),
+                    },
+                );
+            }
+        }
+        Ok(out)
+    }
+
+    /// Number of paths.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// No paths at all.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    fn key(&self, e: &Entry) -> &[u8] {
+        &self.bytes[e.start..e.start + e.len]
+    }
+
+    /// The slot holding `key`, or the empty slot where it would go.
+    fn find(&self, key: &[u8], h: u64) -> usize {
+        let mask = self.slots.len() - 1;
+        let mut i = (h >> self.shift) as usize;
+        loop {
+            match self.slots[i] {
+                0 => return i,
+                s => {
+                    let e = &self.entries[s as usize - 1];
+                    if e.hash == h && self.key(e) == key {
+                        return i;
+                    }
+                }
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    /// Adds or replaces `key`'s entry (a later segment's document wins, as the newer write).
+    pub fn insert(&mut self, key: &[u8], known: Known) {
+        if (self.entries.len() + 1) * 2 > self.slots.len() {
+            self.grow();
+        }
+        let h = hash(key);
+        let i = self.find(key, h);
+        match self.slots[i] {
+            0 => {
+                let start = self.bytes.len();
+                self.bytes.extend_from_slice(key);
+                self.entries.push(Entry {
+                    hash: h,
+                    start,
+                    len: key.len(),
+                    known,
+                    taken: false,
+                });
+                self.slots[i] = self.entries.len() as u32;
+            }
+            s => self.entries[s as usize - 1].known = known,
+        }
+    }
+
+    fn grow(&mut self) {
+        let slots = (self.slots.len() * 2).max(16);
+        self.slots = vec![0; slots];
+        self.shift = 64 - slots.trailing_zeros();
+        let mask = slots - 1;
+        for (n, e) in self.entries.iter().enumerate() {
+            let mut i = (e.hash >> self.shift) as usize;
+            while self.slots[i] != 0 {
+                i = (i + 1) & mask;
+            }
+            self.slots[i] = n as u32 + 1;
+        }
+    }
+
+    /// What the index holds for `path`, once: a second call for the same path gives `None`,
+    /// so what is never taken is what the vault no longer has.
+    pub fn take(&mut self, path: &str) -> Option<Known> {
+        let key = path.as_bytes();
+        let i = self.find(key, hash(key));
+        let s = self.slots[i];
+        if s == 0 {
+            return None;
+        }
+        let e = &mut self.entries[s as usize - 1];
+        if e.taken {
+            return None;
+        }
+        e.taken = true;
+        self.taken += 1;
+        Some(e.known)
+    }
+
+    /// How many paths were never taken.
+    pub fn untaken_len(&self) -> usize {
+        self.entries.len() - self.taken
+    }
+
+    /// The paths never taken.
+    pub fn untaken(&self) -> Vec<String> {
+        self.entries
+            .iter()
+            .filter(|e| !e.taken)
+            .map(|e| String::from_utf8_lossy(self.key(e)).into_owned())
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn known(n: u64) -> Known {
+        Known {
+            size: n,
+            mtime_ns: n as i64,
+            addr: DocAddress::new(0, n as u32),
+        }
+    }
+
+    #[test]
+    fn behaves_like_a_map() {
+        let mut m = Manifest::with_capacity(0);
+        let mut reference = HashMap::new();
+        // Keys of every length around the 8-byte words, shared prefixes, non-ASCII, and
+        // repeats (replacing the earlier entry).
+        for i in 0..5000u64 {
+            let key = format!(
+                "{}/é{}{}",
+                "dir".repeat((i % 7) as usize),
+                i % 3001,
+                "x".repeat((i % 17) as usize)
+            );
+            m.insert(key.as_bytes(), known(i));
+            reference.insert(key, i);
+        }
+        assert_eq!(m.len(), reference.len());
+        let mut keys: Vec<_> = reference.keys().cloned().collect();
+        keys.sort();
+        for (n, k) in keys.iter().enumerate() {
+            if n % 3 == 0 {
+                continue;
+            }
+            assert_eq!(m.take(k).map(|k| k.size), Some(reference[k]));
+            assert!(m.take(k).is_none(), "taken twice");
+        }
+        assert!(m.take("missing").is_none());
+        assert!(m.take("").is_none());
+        let mut left = m.untaken();
+        left.sort();
+        let expected: Vec<_> = keys.iter().step_by(3).cloned().collect();
+        assert_eq!(left, expected);
+        assert_eq!(m.untaken_len(), expected.len());
+    }
+
+    #[test]
+    fn empty_key_and_empty_table() {
+        let mut m = Manifest::default();
+        assert!(m.is_empty());
+        assert!(m.take("a").is_none());
+        m.insert(b"", known(1));
+        assert_eq!(m.take("").map(|k| k.size), Some(1));
+    }
+}
