@@ -103,8 +103,9 @@ pub fn index(opts: &IndexOptions) -> Result<IndexReport> {
 
 /// Runs one resolved command line: prints its output to stdout.
 pub fn run(config: &Config) -> Result<()> {
-    let stdout = io::stdout();
-    let mut out = stdout.lock();
+    // One write at the end instead of one per line (stdout is line-buffered, and an agent
+    // reading a pipe is woken for each).
+    let mut out = io::BufWriter::with_capacity(64 * 1024, io::stdout().lock());
     let written = match &config.action {
         Action::Search(opts) => {
             let response = search(opts)?;
