@@ -120,9 +120,6 @@ pub fn build_in_memory(vault: &Path, max_note_bytes: u64) -> Result<(Index, Inde
     Ok((index, report))
 }
 
-/// A walk of the vault: the notes on disk and the entries that could not be read.
-pub type Walked = (Vec<DiskNote>, Vec<SkippedFile>);
-
 /// A note whose content must be (re)written.
 #[derive(Debug)]
 struct Upsert {
@@ -156,6 +153,12 @@ impl Plan {
         self.upserts.is_empty() && self.removes.is_empty()
     }
 
+    /// Adds entries the walk could not read (listed first).
+    pub fn add_skipped(&mut self, mut walk_skipped: Vec<SkippedFile>) {
+        walk_skipped.append(&mut self.skipped);
+        self.skipped = walk_skipped;
+    }
+
     /// The index matches the vault, but recording this run's start would spare the next runs
     /// from re-reading racily clean notes.
     pub fn wants_bump(&self) -> bool {
@@ -163,35 +166,39 @@ impl Plan {
     }
 }
 
-/// Compares a walk of the vault with what `searcher`'s commit holds. Only notes whose size or
-/// mtime differ (or that are racily clean) are read and hashed; nothing is written.
-pub fn plan(
-    searcher: &tantivy::Searcher,
-    payload: Option<&Payload>,
+/// Runs `f` on this thread while the vault is walked on others; `f` gets the notes as the
+/// walk finds them (so it can open an index, search it or read its manifest before the walk
+/// ends, and compare the first notes while the rest are still being stat'ed). Returns what
+/// `f` returns and the entries the walk could not read.
+pub fn with_walk<T>(
     vault: &Path,
-    walked: Walked,
-    max_note_bytes: u64,
-) -> Result<Plan> {
-    let known = Manifest::read(searcher)?;
-    plan_with(searcher, known, payload, vault, walked, max_note_bytes)
+    f: impl FnOnce(&mut dyn Iterator<Item = DiskNote>) -> Result<T>,
+) -> Result<(T, Vec<SkippedFile>)> {
+    std::thread::scope(|s| {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let walker = s.spawn(move || crate::walk::walk_to(vault, &tx));
+        let out = f(&mut rx.into_iter().flatten());
+        let skipped = walker
+            .join()
+            .map_err(|_| anyhow::anyhow!("the vault walk failed"))?;
+        Ok((out?, skipped))
+    })
 }
 
-/// [`plan`] with a manifest read beforehand (so it can be read while the vault is walked).
+/// Compares the notes on disk with `known`, the manifest of `searcher`'s commit. Only notes
+/// whose size or mtime differ (or that are racily clean) are read and hashed; nothing is
+/// written. The walk's own unreadable entries are the caller's to add ([`Plan::add_skipped`]).
 pub fn plan_with(
     searcher: &tantivy::Searcher,
     mut known: Manifest,
     payload: Option<&Payload>,
     vault: &Path,
-    walked: Walked,
+    disk: &mut dyn Iterator<Item = DiskNote>,
     max_note_bytes: u64,
 ) -> Result<Plan> {
     let fields = schema::fields();
     let racy_after = payload.map_or(i64::MIN, |p| p.run_started_ns - RACY_WINDOW_NS);
-    let (disk, walk_skipped) = walked;
-    let mut plan = Plan {
-        skipped: walk_skipped,
-        ..Plan::default()
-    };
+    let mut plan = Plan::default();
     for note in disk {
         let Some(k) = known.take(&note.rel) else {
             plan.upserts.push(Upsert {
@@ -267,7 +274,11 @@ fn sync(
     progress: bool,
 ) -> Result<IndexReport> {
     let run_started_ns = store::now_ns();
-    let plan = plan(searcher, payload, vault, walk(vault), max_note_bytes)?;
+    let (mut plan, walk_skipped) = with_walk(vault, |disk| {
+        let known = Manifest::read(searcher)?;
+        plan_with(searcher, known, payload, vault, disk, max_note_bytes)
+    })?;
+    plan.add_skipped(walk_skipped);
     apply(
         index,
         payload.is_none(),

@@ -100,27 +100,29 @@ fn search_overlapped(opts: &SearchOptions) -> Result<Option<LocalAnswer>> {
         return Ok(None);
     };
     let store = Store::new(cache, &opts.vault);
-    let Ok(Some((_, payload, reader))) = store.open_current_reader() else {
+    // The walk starts first, before the index is even opened: it needs nothing from it and
+    // it is the long part. The notes it finds are compared as they come once the search is
+    // done; unreadable entries don't decide whether the index is current.
+    let (found, _) = index::with_walk(&opts.vault, |disk| {
+        let Ok(Some((_, payload, reader))) = store.open_current_reader() else {
+            return Ok(None);
+        };
+        let searcher = reader.searcher();
+        let hits = search_index(&searcher, opts)?;
+        let known = crate::manifest::Manifest::read(&searcher)?;
+        let plan = index::plan_with(
+            &searcher,
+            known,
+            Some(&payload),
+            &opts.vault,
+            disk,
+            DEFAULT_MAX_NOTE_BYTES,
+        )?;
+        Ok(Some((hits, plan)))
+    })?;
+    let Some((hits, plan)) = found else {
         return Ok(None);
     };
-    let searcher = reader.searcher();
-    let (hits, known, walked) = std::thread::scope(|s| {
-        let walker = s.spawn(|| crate::walk::walk(&opts.vault));
-        let hits = search_index(&searcher, opts);
-        let known = crate::manifest::Manifest::read(&searcher);
-        let walked = walker.join();
-        (hits, known, walked)
-    });
-    let hits = hits?;
-    let walked = walked.map_err(|_| anyhow::anyhow!("the vault walk failed"))?;
-    let plan = index::plan_with(
-        &searcher,
-        known?,
-        Some(&payload),
-        &opts.vault,
-        walked,
-        DEFAULT_MAX_NOTE_BYTES,
-    )?;
     if plan.is_noop() && !plan.wants_bump() {
         return Ok(Some(LocalAnswer { hits, stale: false }));
     }

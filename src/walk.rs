@@ -21,7 +21,7 @@ use std::collections::VecDeque;
 use std::ffi::OsString;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{mpsc, Arc, Condvar, Mutex};
 
 use crate::output::SkippedFile;
 
@@ -131,6 +131,16 @@ struct Found {
 
 /// Every note below `vault`, and the entries that could not be read.
 pub fn walk(vault: &Path) -> (Vec<DiskNote>, Vec<SkippedFile>) {
+    let (tx, rx) = mpsc::channel();
+    let skipped = walk_to(vault, &tx);
+    drop(tx);
+    (rx.into_iter().flatten().collect(), skipped)
+}
+
+/// Walks `vault` on this thread and helpers, sending the notes through `tx` in batches as
+/// soon as they are stat'ed (so a consumer can compare them while the walk goes on); returns
+/// the entries that could not be read.
+pub fn walk_to(vault: &Path, tx: &mpsc::Sender<Vec<DiskNote>>) -> Vec<SkippedFile> {
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .clamp(1, 8);
@@ -144,35 +154,42 @@ pub fn walk(vault: &Path) -> (Vec<DiskNote>, Vec<SkippedFile>) {
         }),
         ready: Condvar::new(),
     };
-    let results: Vec<Found> = std::thread::scope(|s| {
-        let helpers: Vec<_> = (1..threads).map(|_| s.spawn(|| worker(&shared))).collect();
-        let mut all = vec![worker(&shared)];
-        all.extend(helpers.into_iter().map(|w| w.join().unwrap_or_default()));
-        all
-    });
-    let mut found = Found::default();
-    for f in results {
-        found.notes.extend(f.notes);
-        found.skipped.extend(f.skipped);
-    }
-    (found.notes, found.skipped)
+    std::thread::scope(|s| {
+        let helpers: Vec<_> = (1..threads)
+            .map(|_| {
+                let tx = tx.clone();
+                let shared = &shared;
+                s.spawn(move || worker(shared, &tx))
+            })
+            .collect();
+        let mut skipped = worker(&shared, tx);
+        for h in helpers {
+            skipped.extend(h.join().unwrap_or_default());
+        }
+        skipped
+    })
 }
 
-fn worker(shared: &Shared) -> Found {
+fn worker(shared: &Shared, tx: &mpsc::Sender<Vec<DiskNote>>) -> Vec<SkippedFile> {
     let mut found = Found::default();
     let mut stat = Stater::default();
     while let Some(work) = shared.next() {
         match work {
             Work::List(folder) => list(shared, folder, &mut found),
             Work::Stat(folder, names) => {
+                found.notes.reserve(names.len());
                 for name in names {
                     stat.one(&folder, name, &mut found);
+                }
+                if !found.notes.is_empty() {
+                    // A consumer that stopped listening wants no more: the rest is not sent.
+                    let _ = tx.send(std::mem::take(&mut found.notes));
                 }
             }
         }
         shared.done();
     }
-    found
+    found.skipped
 }
 
 fn join_rel(rel: &str, name: &str) -> String {
