@@ -119,20 +119,34 @@ fn main() {
         println!("| refresh, nothing changed | {} |", ms(nochange));
         println!("| refresh, one note changed | {} |", ms(one));
         for (name, q, folder) in queries {
-            let mut s = SearchOptions::new(&dir, q);
+            let mut s = SearchOptions::new(&dir, q.clone());
             s.source = Source::Local;
             s.cache_dir = Some(cache.path().to_path_buf());
             s.refresh = false;
-            if let Some(f) = folder {
-                s.scope = vault_search::Scope::new(Some(&f), &[]).expect("scope");
+            if let Some(f) = &folder {
+                s.scope = vault_search::Scope::new(Some(f), &[]).expect("scope");
             }
             let d = time(20, || vault_search::search(&s).expect("search"));
             s.refresh = true;
             let fresh = time(10, || vault_search::search(&s).expect("search"));
+            // The same search as an agent runs it: a whole process, start-up and output
+            // included.
+            let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_vault-search"));
+            cmd.arg("--vault")
+                .arg(&dir)
+                .arg("--cache-dir")
+                .arg(cache.path())
+                .args(["--source", "local", "--no-refresh", "--json"]);
+            if let Some(f) = &folder {
+                cmd.args(["--folder", f]);
+            }
+            cmd.arg("--").arg(&q).stdout(std::process::Stdio::null());
+            let process = time(20, || cmd.status().expect("run vault-search"));
             println!(
-                "| query: {name} (no refresh / with refresh) | {} / {} |",
+                "| query: {name} (no refresh / with refresh / whole process, no refresh) | {} / {} / {} |",
                 ms(d),
-                ms(fresh)
+                ms(fresh),
+                ms(process)
             );
         }
     }

@@ -459,3 +459,35 @@ fn damaged_segment_files_are_rebuilt() {
         "the rebuilt index is complete"
     );
 }
+
+#[test]
+fn a_big_folder_is_walked_whole_and_its_changes_are_found() {
+    // More notes in one folder than one stat batch, so several threads share it.
+    let env = Env::new();
+    for i in 0..700 {
+        env.write(&format!("big/n{i}.md"), &format!("bulk uniq{i}\n"));
+    }
+    for i in 0..50 {
+        env.write(
+            &format!("big/sub{}/m{i}.md", i % 5),
+            &format!("bulk deep{i}\n"),
+        );
+    }
+    env.write("big/n650.md", "bulk gondola\n");
+    let r = env.index_json(&[]);
+    assert_eq!((r.notes, r.added, r.skipped), (750, 750, 0), "{r:?}");
+    assert_eq!(env.local_paths("gondola"), ["big/n650.md"]);
+    env.write("big/n399.md", "bulk changed zeppelin\n");
+    env.remove("big/n650.md");
+    env.write("big/sub3/new.md", "bulk blimp\n");
+    assert_eq!(env.local_paths("zeppelin"), ["big/n399.md"]);
+    assert_eq!(env.local_paths("blimp"), ["big/sub3/new.md"]);
+    assert!(env.local_paths("gondola").is_empty(), "deleted");
+    assert_eq!(env.local_paths("deep33")[0], "big/sub3/m33.md");
+    let r = env.index_json(&[]);
+    assert_eq!(
+        (r.notes, r.added, r.updated, r.removed),
+        (750, 0, 0, 0),
+        "the searches brought the index up to date: {r:?}"
+    );
+}
