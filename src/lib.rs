@@ -30,6 +30,7 @@
 pub mod analyzer;
 pub mod cli;
 pub mod config;
+pub mod coordination;
 pub mod engine;
 pub mod error;
 pub mod excerpt;

@@ -32,6 +32,7 @@ use tantivy::{DocAddress, DocSet, Searcher, TantivyDocument, Term};
 
 use crate::analyzer;
 use crate::config::Scope;
+use crate::coordination::CoordinationQuery;
 use crate::excerpt;
 use crate::note;
 use crate::query::ParsedQuery;
@@ -451,42 +452,16 @@ pub fn candidate_query(
             term_queries.push(Box::new(BooleanQuery::new(per_field)) as Box<dyn Query>);
         }
     }
-    // Coordination: BM25 sums per-term scores, so a note with every word can lose to one that
-    // repeats a single rare word. Conjunctions of all terms (and, for 3–6 terms, of all but
-    // one, the "one extra word" case) lift the notes that cover the query into the candidates.
-    let n = term_queries.len();
-    if n >= 2 {
-        let all: Vec<(Occur, Box<dyn Query>)> = term_queries
-            .iter()
-            .map(|q| (Occur::Must, q.box_clone()))
-            .collect();
+    // Coordination (all terms, all but one): see `coordination`.
+    if !term_queries.is_empty() {
         should.push((
             Occur::Should,
-            Box::new(BoostQuery::new(
-                Box::new(BooleanQuery::new(all)),
+            Box::new(CoordinationQuery::new(
+                term_queries,
                 tune("c_all", 3.0),
+                tune("c_loo", 1.5),
             )),
         ));
-    }
-    if (3..=6).contains(&n) {
-        for skip in 0..n {
-            let some: Vec<(Occur, Box<dyn Query>)> = term_queries
-                .iter()
-                .enumerate()
-                .filter(|(i, _)| *i != skip)
-                .map(|(_, q)| (Occur::Must, q.box_clone()))
-                .collect();
-            should.push((
-                Occur::Should,
-                Box::new(BoostQuery::new(
-                    Box::new(BooleanQuery::new(some)),
-                    tune("c_loo", 1.5),
-                )),
-            ));
-        }
-    }
-    for q in term_queries {
-        should.push((Occur::Should, q));
     }
     for phrase in q.phrases.iter().chain(std::iter::once(&q.sequence)) {
         if phrase.len() < 2 {
