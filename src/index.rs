@@ -21,7 +21,7 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use tantivy::indexer::NoMergePolicy;
 use tantivy::schema::Value;
-use tantivy::{Index, IndexWriter, ReloadPolicy, TantivyDocument, Term};
+use tantivy::{Index, IndexWriter, TantivyDocument, Term};
 
 use crate::config::IndexConfig;
 use crate::error::EngineError;
@@ -64,8 +64,7 @@ pub fn run(vault: &Path, cache_dir: Option<&Path>, cfg: &IndexConfig) -> Result<
 }
 
 /// Brings the store's index up to date with the vault (holding the writer lock) and returns
-/// it. A missing or incompatible index is built from scratch into a fresh directory. `walked`
-/// is a walk of the vault the caller already made (it is made here otherwise).
+/// it. A missing or incompatible index is built from scratch into a fresh directory.
 pub fn update(
     store: &Store,
     _lock: &WriterLock,
@@ -74,48 +73,78 @@ pub fn update(
     rebuild: bool,
     progress: bool,
 ) -> Result<(Index, IndexReport)> {
-    let existing = if rebuild {
-        None
-    } else {
-        match store.open_current_reader() {
-            Ok(found) => found,
-            Err(EngineError::IndexIncompatible(why)) => {
-                eprintln!("vault-search: rebuilding the index ({why})");
-                None
+    let run_started_ns = store::now_ns();
+    // The walk starts at once: opening the index and reading its manifest overlap with it.
+    let ((index, dir, fresh, mut plan), walk_skipped) = with_walk(vault, |disk| {
+        let existing = if rebuild {
+            None
+        } else {
+            match store.open_current_reader() {
+                Ok(found) => found,
+                Err(EngineError::IndexIncompatible(why)) => {
+                    eprintln!("vault-search: rebuilding the index ({why})");
+                    None
+                }
+                Err(e) => return Err(e.into()),
             }
-            Err(e) => return Err(e.into()),
+        };
+        match existing {
+            Some((index, payload, reader)) => {
+                // The reader that validated the index also gives the manifest.
+                let dir = store.current_dir().unwrap_or_else(|| store.root.clone());
+                let searcher = reader.searcher();
+                let known = Manifest::read(&searcher)?;
+                let plan = plan_with(
+                    &searcher,
+                    known,
+                    Some(&payload),
+                    vault,
+                    disk,
+                    max_note_bytes,
+                )?;
+                Ok((index, dir, false, plan))
+            }
+            None => {
+                let (index, dir) = store.create_fresh()?;
+                Ok((index, dir, true, plan_fresh(disk)))
+            }
         }
-    };
-    match existing {
-        Some((index, payload, reader)) => {
-            // The reader that validated the index also gives the manifest.
-            let dir = store.current_dir().unwrap_or_else(|| store.root.clone());
-            let report = sync(
-                &index,
-                &reader.searcher(),
-                Some(&payload),
-                vault,
-                max_note_bytes,
-                &dir,
-                progress,
-            )?;
-            Ok((index, report))
-        }
-        None => {
-            let (index, dir) = store.create_fresh()?;
-            let mut report = sync_fresh(&index, vault, max_note_bytes, &dir, progress)?;
-            store.publish(&dir)?;
-            report.rebuilt = true;
-            Ok((index, report))
-        }
+    })?;
+    plan.add_skipped(walk_skipped);
+    let mut report = apply(
+        &index,
+        fresh,
+        plan,
+        run_started_ns,
+        vault,
+        max_note_bytes,
+        &dir,
+        progress,
+    )?;
+    if fresh {
+        store.publish(&dir)?;
+        report.rebuilt = true;
     }
+    Ok((index, report))
 }
 
 /// Builds a throwaway index of `vault` in memory (when no cache directory is usable).
 pub fn build_in_memory(vault: &Path, max_note_bytes: u64) -> Result<(Index, IndexReport)> {
     let index = Index::create_in_ram(schema::fields().schema.clone());
     store::register_analyzer(&index);
-    let mut report = sync_fresh(&index, vault, max_note_bytes, Path::new(""), false)?;
+    let run_started_ns = store::now_ns();
+    let (mut plan, walk_skipped) = with_walk(vault, |disk| Ok(plan_fresh(disk)))?;
+    plan.add_skipped(walk_skipped);
+    let mut report = apply(
+        &index,
+        true,
+        plan,
+        run_started_ns,
+        vault,
+        max_note_bytes,
+        Path::new(""),
+        false,
+    )?;
     report.rebuilt = true;
     Ok((index, report))
 }
@@ -183,6 +212,21 @@ pub fn with_walk<T>(
             .map_err(|_| anyhow::anyhow!("the vault walk failed"))?;
         Ok((out?, skipped))
     })
+}
+
+/// An empty index: every note on disk is to be added.
+fn plan_fresh(disk: &mut dyn Iterator<Item = DiskNote>) -> Plan {
+    Plan {
+        upserts: disk
+            .map(|note| Upsert {
+                note,
+                bytes: None,
+                replaces: false,
+                touched: false,
+            })
+            .collect(),
+        ..Plan::default()
+    }
 }
 
 /// Compares the notes on disk with `known`, the manifest of `searcher`'s commit. Only notes
@@ -260,59 +304,6 @@ pub fn changed_by_stat(searcher: &tantivy::Searcher, vault: &Path) -> Result<u64
         }
     }
     Ok(changed + known.untaken_len() as u64)
-}
-
-/// Diffs the vault against the commit `searcher` reads and writes the difference. `payload`
-/// is that commit's (None for a fresh index).
-fn sync(
-    index: &Index,
-    searcher: &tantivy::Searcher,
-    payload: Option<&Payload>,
-    vault: &Path,
-    max_note_bytes: u64,
-    dir: &Path,
-    progress: bool,
-) -> Result<IndexReport> {
-    let run_started_ns = store::now_ns();
-    let (mut plan, walk_skipped) = with_walk(vault, |disk| {
-        let known = Manifest::read(searcher)?;
-        plan_with(searcher, known, payload, vault, disk, max_note_bytes)
-    })?;
-    plan.add_skipped(walk_skipped);
-    apply(
-        index,
-        payload.is_none(),
-        plan,
-        run_started_ns,
-        vault,
-        max_note_bytes,
-        dir,
-        progress,
-    )
-}
-
-/// [`sync`] into a freshly created, empty index.
-fn sync_fresh(
-    index: &Index,
-    vault: &Path,
-    max_note_bytes: u64,
-    dir: &Path,
-    progress: bool,
-) -> Result<IndexReport> {
-    let reader: tantivy::IndexReader = index
-        .reader_builder()
-        .reload_policy(ReloadPolicy::Manual)
-        .try_into()
-        .context("cannot read the index")?;
-    sync(
-        index,
-        &reader.searcher(),
-        None,
-        vault,
-        max_note_bytes,
-        dir,
-        progress,
-    )
 }
 
 /// Writes a plan and commits it (a fresh index always gets a commit, so it carries a payload).
