@@ -445,7 +445,7 @@ fn write_one(
         writer.delete_term(Term::from_field_text(fields.path, &up.note.rel));
     }
     let hash = blake3::hash(&bytes);
-    let text = decode(&bytes);
+    let text = decode(bytes);
     let doc = note_document(fields, &up.note, &text, hash.as_bytes());
     writer
         .add_document(doc)
@@ -523,12 +523,14 @@ fn read_capped(path: &Path, cap: u64) -> Result<Vec<u8>, String> {
 }
 
 /// UTF-8 with invalid sequences replaced; a leading BOM is dropped.
-fn decode(bytes: &[u8]) -> String {
-    let text = String::from_utf8_lossy(bytes);
-    match text.strip_prefix('\u{feff}') {
-        Some(t) => t.to_string(),
-        None => text.into_owned(),
+fn decode(bytes: Vec<u8>) -> String {
+    // Valid UTF-8 (nearly every note) keeps its buffer: no copy of the note.
+    let mut text = String::from_utf8(bytes)
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+    if text.starts_with('\u{feff}') {
+        text.drain(..'\u{feff}'.len_utf8());
     }
+    text
 }
 
 /// The index document of one note.
