@@ -46,11 +46,11 @@ impl DiskNote {
     }
 }
 
-/// Is this file name a Markdown note (`.md`, any case)?
-pub fn is_markdown(name: &str) -> bool {
-    name.len() > 3
-        && name.is_char_boundary(name.len() - 3)
-        && name[name.len() - 3..].eq_ignore_ascii_case(".md")
+/// Is this file name a Markdown note (`.md`, any case)? Checked on the raw bytes: no UTF-8
+/// validation for every entry of every folder.
+pub fn is_markdown(name: &std::ffi::OsStr) -> bool {
+    let b = name.as_encoded_bytes();
+    b.len() > 3 && b[b.len() - 3..].eq_ignore_ascii_case(b".md")
 }
 
 /// A directory of the vault.
@@ -228,7 +228,7 @@ fn list(shared: &Shared, folder: Folder, found: &mut Found) {
                     rel: join_rel(&folder.rel, &lossy),
                 }));
             }
-        } else if ft.is_file() && is_markdown(&name.to_string_lossy()) {
+        } else if ft.is_file() && is_markdown(&name) {
             batch.push(name);
             if batch.len() == STAT_BATCH {
                 shared.push(Work::Stat(Arc::clone(&folder), std::mem::take(&mut batch)));
@@ -256,10 +256,16 @@ struct Stater {
 
 impl Stater {
     fn one(&mut self, folder: &Arc<Folder>, name: OsString, found: &mut Found) {
-        let rel = join_rel(&folder.rel, &name.to_string_lossy());
+        let (rel, raw_path) = match name.to_str() {
+            Some(s) => (join_rel(&folder.rel, s), None),
+            None => (
+                join_rel(&folder.rel, &name.to_string_lossy()),
+                Some(folder.path.join(&name)),
+            ),
+        };
         match self.stat(folder, &name) {
             Ok(Some(st)) => found.notes.push(DiskNote {
-                raw_path: name.to_str().is_none().then(|| folder.path.join(&name)),
+                raw_path,
                 rel,
                 size: st.size,
                 mtime_ns: st.mtime_ns,
@@ -322,10 +328,12 @@ mod tests {
 
     #[test]
     fn markdown_names() {
-        assert!(is_markdown("a.md"));
-        assert!(is_markdown("A.MD"));
-        assert!(!is_markdown(".md"));
-        assert!(!is_markdown("a.mdx"));
-        assert!(!is_markdown("é.m"));
+        let md = |s: &str| is_markdown(std::ffi::OsStr::new(s));
+        assert!(md("a.md"));
+        assert!(md("A.MD"));
+        assert!(md("é.Md"));
+        assert!(!md(".md"));
+        assert!(!md("a.mdx"));
+        assert!(!md("é.m"));
     }
 }
