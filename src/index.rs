@@ -25,12 +25,12 @@ use tantivy::{Index, IndexWriter, TantivyDocument, Term};
 
 use crate::config::IndexConfig;
 use crate::error::EngineError;
-use crate::manifest::Manifest;
+use crate::manifest::{Known, Manifest};
 use crate::note;
 use crate::output::{round_to, IndexReport, SkippedFile};
 use crate::schema::{self, Fields};
 use crate::store::{self, Payload, Store, WriterLock};
-use crate::walk::{walk, DiskNote};
+use crate::walk::{walk, Batch, DiskNote};
 
 /// Notes modified less than this before the previous run started are hashed again.
 pub const RACY_WINDOW_NS: i64 = 2_000_000_000;
@@ -201,12 +201,12 @@ impl Plan {
 /// `f` returns and the entries the walk could not read.
 pub fn with_walk<T>(
     vault: &Path,
-    f: impl FnOnce(&mut dyn Iterator<Item = DiskNote>) -> Result<T>,
+    f: impl FnOnce(&mut dyn Iterator<Item = Batch>) -> Result<T>,
 ) -> Result<(T, Vec<SkippedFile>)> {
     std::thread::scope(|s| {
         let (tx, rx) = std::sync::mpsc::channel();
         let walker = s.spawn(move || crate::walk::walk_to(vault, &tx));
-        let out = f(&mut rx.into_iter().flatten());
+        let out = f(&mut rx.into_iter());
         let skipped = walker
             .join()
             .map_err(|_| anyhow::anyhow!("the vault walk failed"))?;
@@ -215,9 +215,10 @@ pub fn with_walk<T>(
 }
 
 /// An empty index: every note on disk is to be added.
-fn plan_fresh(disk: &mut dyn Iterator<Item = DiskNote>) -> Plan {
+fn plan_fresh(disk: &mut dyn Iterator<Item = Batch>) -> Plan {
     Plan {
         upserts: disk
+            .flat_map(|batch| batch.notes().collect::<Vec<_>>())
             .map(|note| Upsert {
                 note,
                 bytes: None,
@@ -237,27 +238,54 @@ pub fn plan_with(
     mut known: Manifest,
     payload: Option<&Payload>,
     vault: &Path,
-    disk: &mut dyn Iterator<Item = DiskNote>,
+    disk: &mut dyn Iterator<Item = Batch>,
     max_note_bytes: u64,
 ) -> Result<Plan> {
-    let fields = schema::fields();
     let racy_after = payload.map_or(i64::MIN, |p| p.run_started_ns - RACY_WINDOW_NS);
     let mut plan = Plan::default();
-    for note in disk {
-        let Some(k) = known.take(&note.rel) else {
+    // The usual note is unchanged: its path is built in this one buffer, looked up, and
+    // forgotten; only the others become owned notes.
+    let mut rel = String::new();
+    for batch in disk {
+        for n in batch.iter() {
+            n.rel_into(&mut rel);
+            let k = known.take(&rel);
+            if let Some(k) = &k {
+                if k.size == n.size && k.mtime_ns == n.mtime_ns && k.mtime_ns < racy_after {
+                    plan.unchanged += 1;
+                    continue;
+                }
+            }
+            plan.consider(searcher, vault, n.to_disk_note(&rel), k, max_note_bytes)?;
+        }
+    }
+    plan.removes.extend(known.untaken());
+    Ok(plan)
+}
+
+impl Plan {
+    /// A note that is new, or whose size or mtime differ, or that is racily clean: read and
+    /// hashed to decide.
+    fn consider(
+        &mut self,
+        searcher: &tantivy::Searcher,
+        vault: &Path,
+        note: DiskNote,
+        known: Option<Known>,
+        max_note_bytes: u64,
+    ) -> Result<()> {
+        let plan = self;
+        let fields = schema::fields();
+        let Some(k) = known else {
             plan.upserts.push(Upsert {
                 note,
                 bytes: None,
                 replaces: false,
                 touched: false,
             });
-            continue;
+            return Ok(());
         };
         let stat_same = k.size == note.size && k.mtime_ns == note.mtime_ns;
-        if stat_same && k.mtime_ns < racy_after {
-            plan.unchanged += 1;
-            continue;
-        }
         let bytes = match read_capped(&note.path(vault), max_note_bytes) {
             Ok(b) => b,
             Err(reason) => {
@@ -266,7 +294,7 @@ pub fn plan_with(
                     reason,
                 });
                 plan.removes.push(note.rel);
-                continue;
+                return Ok(());
             }
         };
         let old: TantivyDocument = searcher.doc(k.addr).context("reading a stored note")?;
@@ -278,7 +306,7 @@ pub fn plan_with(
             plan.unchanged += 1;
             plan.rechecked += 1;
             plan.rechecked_mtime_ns = plan.rechecked_mtime_ns.max(note.mtime_ns);
-            continue;
+            return Ok(());
         }
         plan.upserts.push(Upsert {
             note,
@@ -286,9 +314,8 @@ pub fn plan_with(
             replaces: true,
             touched: same,
         });
+        Ok(())
     }
-    plan.removes.extend(known.untaken());
-    Ok(plan)
 }
 
 /// How many notes differ between the vault and the index by size and mtime alone (added,

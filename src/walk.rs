@@ -46,6 +46,75 @@ impl DiskNote {
     }
 }
 
+/// The notes of one folder that one thread stat'ed: what the walk hands over. Their paths
+/// are not built here: a consumer that compares against an index builds each one in a reused
+/// buffer and keeps only those of notes that changed ([`Batch::notes`] builds them all).
+#[derive(Debug)]
+pub struct Batch {
+    folder: Arc<Folder>,
+    files: Vec<(OsString, FileStat)>,
+}
+
+/// One note of a [`Batch`], borrowed.
+#[derive(Debug)]
+pub struct BatchNote<'a> {
+    folder: &'a Folder,
+    name: &'a OsString,
+    pub size: u64,
+    pub mtime_ns: i64,
+}
+
+impl BatchNote<'_> {
+    /// Writes the vault-relative path into `buf` (cleared first); lossy when the name is not
+    /// UTF-8.
+    pub fn rel_into(&self, buf: &mut String) {
+        buf.clear();
+        if !self.folder.rel.is_empty() {
+            buf.push_str(&self.folder.rel);
+            buf.push('/');
+        }
+        match self.name.to_str() {
+            Some(s) => buf.push_str(s),
+            None => buf.push_str(&self.name.to_string_lossy()),
+        }
+    }
+
+    /// The note as an owned [`DiskNote`], `rel` being the path [`BatchNote::rel_into`] wrote.
+    pub fn to_disk_note(&self, rel: &str) -> DiskNote {
+        DiskNote {
+            rel: rel.to_string(),
+            raw_path: self
+                .name
+                .to_str()
+                .is_none()
+                .then(|| self.folder.path.join(self.name)),
+            size: self.size,
+            mtime_ns: self.mtime_ns,
+        }
+    }
+}
+
+impl Batch {
+    /// Each note, borrowed.
+    pub fn iter(&self) -> impl Iterator<Item = BatchNote<'_>> {
+        self.files.iter().map(|(name, st)| BatchNote {
+            folder: &self.folder,
+            name,
+            size: st.size,
+            mtime_ns: st.mtime_ns,
+        })
+    }
+
+    /// Each note as a [`DiskNote`].
+    pub fn notes(&self) -> impl Iterator<Item = DiskNote> + '_ {
+        let mut rel = String::new();
+        self.iter().map(move |n| {
+            n.rel_into(&mut rel);
+            n.to_disk_note(&rel)
+        })
+    }
+}
+
 /// Is this file name a Markdown note (`.md`, any case)? Checked on the raw bytes: no UTF-8
 /// validation for every entry of every folder.
 pub fn is_markdown(name: &std::ffi::OsStr) -> bool {
@@ -55,7 +124,7 @@ pub fn is_markdown(name: &std::ffi::OsStr) -> bool {
 
 /// A directory of the vault.
 #[derive(Debug)]
-struct Folder {
+pub struct Folder {
     path: PathBuf,
     /// Vault-relative, `/`-separated; empty for the vault itself.
     rel: String,
@@ -122,10 +191,10 @@ impl Shared {
     }
 }
 
-/// What one thread found.
+/// What one thread found in the batch at hand, and so far could not read.
 #[derive(Default)]
 struct Found {
-    notes: Vec<DiskNote>,
+    files: Vec<(OsString, FileStat)>,
     skipped: Vec<SkippedFile>,
 }
 
@@ -134,13 +203,14 @@ pub fn walk(vault: &Path) -> (Vec<DiskNote>, Vec<SkippedFile>) {
     let (tx, rx) = mpsc::channel();
     let skipped = walk_to(vault, &tx);
     drop(tx);
-    (rx.into_iter().flatten().collect(), skipped)
+    let notes = rx.into_iter().flat_map(|b| b.notes().collect::<Vec<_>>());
+    (notes.collect(), skipped)
 }
 
 /// Walks `vault` on this thread and helpers, sending the notes through `tx` in batches as
 /// soon as they are stat'ed (so a consumer can compare them while the walk goes on); returns
 /// the entries that could not be read.
-pub fn walk_to(vault: &Path, tx: &mpsc::Sender<Vec<DiskNote>>) -> Vec<SkippedFile> {
+pub fn walk_to(vault: &Path, tx: &mpsc::Sender<Batch>) -> Vec<SkippedFile> {
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .clamp(1, 8);
@@ -170,20 +240,23 @@ pub fn walk_to(vault: &Path, tx: &mpsc::Sender<Vec<DiskNote>>) -> Vec<SkippedFil
     })
 }
 
-fn worker(shared: &Shared, tx: &mpsc::Sender<Vec<DiskNote>>) -> Vec<SkippedFile> {
+fn worker(shared: &Shared, tx: &mpsc::Sender<Batch>) -> Vec<SkippedFile> {
     let mut found = Found::default();
     let mut stat = Stater::default();
     while let Some(work) = shared.next() {
         match work {
             Work::List(folder) => list(shared, folder, &mut found),
             Work::Stat(folder, names) => {
-                found.notes.reserve(names.len());
+                found.files.reserve(names.len());
                 for name in names {
                     stat.one(&folder, name, &mut found);
                 }
-                if !found.notes.is_empty() {
+                if !found.files.is_empty() {
                     // A consumer that stopped listening wants no more: the rest is not sent.
-                    let _ = tx.send(std::mem::take(&mut found.notes));
+                    let _ = tx.send(Batch {
+                        folder,
+                        files: std::mem::take(&mut found.files),
+                    });
                 }
             }
         }
@@ -240,7 +313,8 @@ fn list(shared: &Shared, folder: Folder, found: &mut Found) {
     }
 }
 
-/// Size and mtime of a regular file (`None`: not a regular file any more).
+/// Size and mtime of a regular file.
+#[derive(Debug, Clone, Copy)]
 struct FileStat {
     size: u64,
     mtime_ns: i64,
@@ -256,26 +330,14 @@ struct Stater {
 
 impl Stater {
     fn one(&mut self, folder: &Arc<Folder>, name: OsString, found: &mut Found) {
-        let (rel, raw_path) = match name.to_str() {
-            Some(s) => (join_rel(&folder.rel, s), None),
-            None => (
-                join_rel(&folder.rel, &name.to_string_lossy()),
-                Some(folder.path.join(&name)),
-            ),
-        };
         match self.stat(folder, &name) {
-            Ok(Some(st)) => found.notes.push(DiskNote {
-                raw_path,
-                rel,
-                size: st.size,
-                mtime_ns: st.mtime_ns,
-            }),
+            Ok(Some(st)) => found.files.push((name, st)),
             // Replaced by something that is not a regular file since the listing.
             Ok(None) => {}
             // Deleted between the listing and the stat: simply not there any more.
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(e) => found.skipped.push(SkippedFile {
-                path: rel,
+                path: join_rel(&folder.rel, &name.to_string_lossy()),
                 reason: format!("cannot stat: {e}"),
             }),
         }
