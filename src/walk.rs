@@ -191,6 +191,16 @@ impl Shared {
     }
 }
 
+/// Marks a work item done when dropped, so that even a thread unwinding from a panic never
+/// leaves the others waiting for its work.
+struct Busy<'a>(&'a Shared);
+
+impl Drop for Busy<'_> {
+    fn drop(&mut self) {
+        self.0.done();
+    }
+}
+
 /// What one thread found in the batch at hand, and so far could not read.
 #[derive(Default)]
 struct Found {
@@ -244,6 +254,7 @@ fn worker(shared: &Shared, tx: &mpsc::Sender<Batch>) -> Vec<SkippedFile> {
     let mut found = Found::default();
     let mut stat = Stater::default();
     while let Some(work) = shared.next() {
+        let _busy = Busy(shared);
         match work {
             Work::List(folder) => list(shared, folder, &mut found),
             Work::Stat(folder, names) => {
@@ -260,7 +271,6 @@ fn worker(shared: &Shared, tx: &mpsc::Sender<Batch>) -> Vec<SkippedFile> {
                 }
             }
         }
-        shared.done();
     }
     found.skipped
 }
