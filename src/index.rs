@@ -19,7 +19,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
-use tantivy::indexer::NoMergePolicy;
+use tantivy::indexer::{NoMergePolicy, UserOperation};
 use tantivy::schema::Value;
 use tantivy::{Index, IndexWriter, TantivyDocument, Term};
 
@@ -40,6 +40,8 @@ pub const MAX_SEGMENTS: usize = 8;
 pub const MAX_DELETED_RATIO: f64 = 0.2;
 /// Writer heap for a full build (split across the indexing threads).
 const BUILD_HEAP_BYTES: usize = 96 * 1024 * 1024;
+/// Notes handed to tantivy per batch.
+const WRITE_BATCH: usize = 64;
 /// Writer heap for an incremental update (few documents).
 const UPDATE_HEAP_BYTES: usize = 32 * 1024 * 1024;
 
@@ -286,7 +288,7 @@ impl Plan {
             return Ok(());
         };
         let stat_same = k.size == note.size && k.mtime_ns == note.mtime_ns;
-        let bytes = match read_capped(&note.path(vault), max_note_bytes) {
+        let bytes = match read_capped(&note.path(vault), max_note_bytes, note.size) {
             Ok(b) => b,
             Err(reason) => {
                 plan.skipped.push(SkippedFile {
@@ -385,15 +387,24 @@ fn apply(
             .map(|_| {
                 s.spawn(|| {
                     let mut t = Tally::default();
+                    // Handed to tantivy in batches: one channel message per WRITE_BATCH notes
+                    // instead of one per note (its indexing threads spun and yielded on each).
+                    let mut ops = Vec::new();
                     loop {
                         let next = match queue.lock() {
                             Ok(mut q) => q.next(),
                             Err(_) => None,
                         };
                         let Some(up) = next else { break };
-                        write_one(&writer, fields, vault, max_note_bytes, up, &mut t)?;
+                        prepare_one(fields, vault, max_note_bytes, up, &mut t, &mut ops);
                         progress.inc();
+                        if ops.len() >= WRITE_BATCH {
+                            writer
+                                .run(std::mem::take(&mut ops))
+                                .context("adding notes to the index")?;
+                        }
                     }
+                    writer.run(ops).context("adding notes to the index")?;
                     Ok(t)
                 })
             })
@@ -446,43 +457,48 @@ struct Tally {
     skipped: Vec<SkippedFile>,
 }
 
-/// Reads (if needed), hashes and writes one note.
-fn write_one(
-    writer: &IndexWriter,
+/// Reads (if needed) and hashes one note, and queues its delete (when it replaces one) and its
+/// add, in that order.
+fn prepare_one(
     fields: &Fields,
     vault: &Path,
     max_note_bytes: u64,
     up: Upsert,
     t: &mut Tally,
-) -> Result<()> {
+    ops: &mut Vec<UserOperation>,
+) {
     let bytes = match up.bytes {
         Some(b) => b,
-        None => match read_capped(&up.note.path(vault), max_note_bytes) {
+        None => match read_capped(&up.note.path(vault), max_note_bytes, up.note.size) {
             Ok(b) => b,
             Err(reason) => {
                 t.skipped.push(SkippedFile {
                     path: up.note.rel.clone(),
                     reason,
                 });
-                return Ok(());
+                return;
             }
         },
     };
     if up.replaces {
-        writer.delete_term(Term::from_field_text(fields.path, &up.note.rel));
+        ops.push(UserOperation::Delete(Term::from_field_text(
+            fields.path,
+            &up.note.rel,
+        )));
     }
     let hash = blake3::hash(&bytes);
     let text = decode(bytes);
-    let doc = note_document(fields, &up.note, &text, hash.as_bytes());
-    writer
-        .add_document(doc)
-        .context("adding a note to the index")?;
+    ops.push(UserOperation::Add(note_document(
+        fields,
+        &up.note,
+        &text,
+        hash.as_bytes(),
+    )));
     match (up.replaces, up.touched) {
         (false, _) => t.added += 1,
         (true, false) => t.updated += 1,
         (true, true) => t.touched += 1,
     }
-    Ok(())
 }
 
 fn new_writer(index: &Index, heap: usize) -> Result<IndexWriter> {
@@ -534,12 +550,14 @@ fn maybe_merge(index: &Index, writer: &mut IndexWriter) -> Result<()> {
 }
 
 /// Reads a file of at most `cap` bytes; the reason as text when it can't.
-fn read_capped(path: &Path, cap: u64) -> Result<Vec<u8>, String> {
+fn read_capped(path: &Path, cap: u64, size_hint: u64) -> Result<Vec<u8>, String> {
     let file = File::open(path).map_err(|e| match e.kind() {
         ErrorKind::NotFound => "vanished before it could be read".to_string(),
         _ => format!("cannot read: {e}"),
     })?;
-    let mut bytes = Vec::new();
+    // Sized from the walk's stat: the note comes in one read (and one more that sees the
+    // end), not in the doubling reads of an empty buffer.
+    let mut bytes = Vec::with_capacity(usize::try_from(size_hint.min(cap)).unwrap_or(0) + 1);
     file.take(cap.saturating_add(1))
         .read_to_end(&mut bytes)
         .map_err(|e| format!("cannot read: {e}"))?;
