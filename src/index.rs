@@ -197,9 +197,9 @@ impl Plan {
     }
 }
 
-/// Runs `f` on this thread while the vault is walked on others; `f` gets the notes as the
-/// walk finds them (so it can open an index, search it or read its manifest before the walk
-/// ends, and compare the first notes while the rest are still being stat'ed). Returns what
+/// Runs `f` on this thread while the vault is walked on others; `f` gets the notes in
+/// batches as the walk stats them (so it can open an index, search it or read its manifest
+/// before the walk ends, and compare the first notes while the rest are still being stat'ed). Returns what
 /// `f` returns and the entries the walk could not read.
 pub fn with_walk<T>(
     vault: &Path,
