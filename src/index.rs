@@ -218,18 +218,16 @@ pub fn with_walk<T>(
 
 /// An empty index: every note on disk is to be added.
 fn plan_fresh(disk: &mut dyn Iterator<Item = Batch>) -> Plan {
-    Plan {
-        upserts: disk
-            .flat_map(|batch| batch.notes().collect::<Vec<_>>())
-            .map(|note| Upsert {
-                note,
-                bytes: None,
-                replaces: false,
-                touched: false,
-            })
-            .collect(),
-        ..Plan::default()
+    let mut plan = Plan::default();
+    for batch in disk {
+        plan.upserts.extend(batch.notes().map(|note| Upsert {
+            note,
+            bytes: None,
+            replaces: false,
+            touched: false,
+        }));
     }
+    plan
 }
 
 /// Compares the notes on disk with `known`, the manifest of `searcher`'s commit. Only notes
@@ -276,10 +274,9 @@ impl Plan {
         known: Option<Known>,
         max_note_bytes: u64,
     ) -> Result<()> {
-        let plan = self;
         let fields = schema::fields();
         let Some(k) = known else {
-            plan.upserts.push(Upsert {
+            self.upserts.push(Upsert {
                 note,
                 bytes: None,
                 replaces: false,
@@ -291,11 +288,11 @@ impl Plan {
         let bytes = match read_capped(&note.path(vault), max_note_bytes, note.size) {
             Ok(b) => b,
             Err(reason) => {
-                plan.skipped.push(SkippedFile {
+                self.skipped.push(SkippedFile {
                     path: note.rel.clone(),
                     reason,
                 });
-                plan.removes.push(note.rel);
+                self.removes.push(note.rel);
                 return Ok(());
             }
         };
@@ -305,12 +302,12 @@ impl Plan {
             .and_then(|v| v.as_bytes())
             .is_some_and(|h| h == blake3::hash(&bytes).as_bytes());
         if same && stat_same {
-            plan.unchanged += 1;
-            plan.rechecked += 1;
-            plan.rechecked_mtime_ns = plan.rechecked_mtime_ns.max(note.mtime_ns);
+            self.unchanged += 1;
+            self.rechecked += 1;
+            self.rechecked_mtime_ns = self.rechecked_mtime_ns.max(note.mtime_ns);
             return Ok(());
         }
-        plan.upserts.push(Upsert {
+        self.upserts.push(Upsert {
             note,
             bytes: Some(bytes),
             replaces: true,

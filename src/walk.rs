@@ -69,14 +69,7 @@ impl BatchNote<'_> {
     /// UTF-8.
     pub fn rel_into(&self, buf: &mut String) {
         buf.clear();
-        if !self.folder.rel.is_empty() {
-            buf.push_str(&self.folder.rel);
-            buf.push('/');
-        }
-        match self.name.to_str() {
-            Some(s) => buf.push_str(s),
-            None => buf.push_str(&self.name.to_string_lossy()),
-        }
+        push_rel(buf, &self.folder.rel, &self.name.to_string_lossy());
     }
 
     /// The note as an owned [`DiskNote`], `rel` being the path [`BatchNote::rel_into`] wrote.
@@ -213,8 +206,11 @@ pub fn walk(vault: &Path) -> (Vec<DiskNote>, Vec<SkippedFile>) {
     let (tx, rx) = mpsc::channel();
     let skipped = walk_to(vault, &tx);
     drop(tx);
-    let notes = rx.into_iter().flat_map(|b| b.notes().collect::<Vec<_>>());
-    (notes.collect(), skipped)
+    let mut notes = Vec::new();
+    for batch in rx {
+        notes.extend(batch.notes());
+    }
+    (notes, skipped)
 }
 
 /// Walks `vault` on this thread and helpers, sending the notes through `tx` in batches as
@@ -277,12 +273,17 @@ fn worker(shared: &Shared, tx: &mpsc::Sender<Batch>) -> Vec<SkippedFile> {
 
 fn join_rel(rel: &str, name: &str) -> String {
     let mut s = String::with_capacity(rel.len() + 1 + name.len());
-    if !rel.is_empty() {
-        s.push_str(rel);
-        s.push('/');
-    }
-    s.push_str(name);
+    push_rel(&mut s, rel, name);
     s
+}
+
+/// Appends `name` inside the folder `rel` (`""` for the vault itself).
+fn push_rel(buf: &mut String, rel: &str, name: &str) {
+    if !rel.is_empty() {
+        buf.push_str(rel);
+        buf.push('/');
+    }
+    buf.push_str(name);
 }
 
 /// Lists one directory: subdirectories become work at once, Markdown files in batches.
@@ -356,14 +357,13 @@ impl Stater {
     #[cfg(unix)]
     fn stat(&mut self, folder: &Arc<Folder>, name: &OsString) -> std::io::Result<Option<FileStat>> {
         use rustix::fs::{AtFlags, FileType, Mode, OFlags, CWD};
-        let fresh = !matches!(&self.open, Some((f, _)) if Arc::ptr_eq(f, folder));
-        if fresh {
-            let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-            let fd = rustix::fs::openat(CWD, &folder.path, flags, Mode::empty())?;
-            self.open = Some((Arc::clone(folder), fd));
-        }
-        let Some((_, fd)) = &self.open else {
-            return Ok(None);
+        let fd = match &mut self.open {
+            Some((f, fd)) if Arc::ptr_eq(f, folder) => &*fd,
+            slot => {
+                let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+                let fd = rustix::fs::openat(CWD, &folder.path, flags, Mode::empty())?;
+                &slot.insert((Arc::clone(folder), fd)).1
+            }
         };
         let st = rustix::fs::statat(fd, name, AtFlags::SYMLINK_NOFOLLOW)?;
         if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile {
