@@ -1,9 +1,11 @@
 //! vault-search: ranked full-text search over an Obsidian vault, for people and AI agents.
 //!
 //! Two engines answer the same query: the Obsidian Omnisearch plugin's local HTTP API when
-//! Obsidian runs ([`omnisearch`]), and a persistent Tantivy index in the user's cache dir
-//! otherwise ([`local`]). The binary is a thin shell over [`run`]; other Rust tools (a memory
-//! CLI, an MCP server) embed the search with [`search()`] and [`index()`]:
+//! Obsidian runs, and a persistent Tantivy index in the user's cache dir otherwise. The
+//! layers (see ARCHITECTURE.md): the search vocabulary ([`SearchOptions`], [`SearchResponse`],
+//! …) at the bottom, the two engines on it, one dispatcher choosing between them, and the
+//! front-ends on top. Other Rust tools (a memory CLI, an agent) embed the search with
+//! [`search()`], [`index()`] and [`status()`]:
 //!
 //! ```
 //! use vault_search::{IndexOptions, SearchOptions, Source};
@@ -27,138 +29,52 @@
 //! # Ok::<(), anyhow::Error>(())
 //! ```
 
-pub mod analyzer;
-pub mod cli;
-pub mod config;
-pub mod coordination;
-pub mod engine;
-pub mod error;
-pub mod excerpt;
-pub mod ignore;
-pub mod index;
-pub mod local;
-pub mod manifest;
-pub mod note;
-pub mod omnisearch;
-pub mod output;
-pub mod progress;
-pub mod query;
-pub mod rank;
-pub mod schema;
-pub mod skill;
-pub mod status;
-pub mod store;
-pub mod walk;
+mod core;
+mod dispatch;
+mod local;
+mod omnisearch;
+mod status;
+mod text;
 
-use std::io::{self, Write};
+#[doc(hidden)]
+pub mod cli;
+
+#[cfg(test)]
+mod fuzz;
+
+use std::path::Path;
 
 use anyhow::Result;
 
-pub use cli::Source;
-pub use config::Scope;
-pub use engine::{search, SearchOptions};
-pub use output::{IndexReport, SearchHit, SearchResponse};
+pub use crate::core::{
+    normalize_folder, Comparison, EngineError, IndexOptions, IndexProgress, IndexReport, Limits,
+    Scope, SearchHit, SearchOptions, SearchResponse, SkippedFile, Source, DEFAULT_MAX_NOTE_BYTES,
+    DEFAULT_PORT,
+};
+pub use crate::status::Status;
 
-use config::{Action, Config, IndexConfig};
-
-/// Options for [`index()`].
-#[derive(Debug, Clone)]
-pub struct IndexOptions {
-    /// The vault directory.
-    pub vault: std::path::PathBuf,
-    /// The user cache directory (the index goes to `<cache_dir>/vault-search/<vault id>/`).
-    pub cache_dir: std::path::PathBuf,
-    /// Rebuild from scratch.
-    pub rebuild: bool,
-    /// Skip notes larger than this.
-    pub max_note_bytes: u64,
-}
-
-impl IndexOptions {
-    /// Incremental update with the default size cap.
-    pub fn new(
-        vault: impl Into<std::path::PathBuf>,
-        cache_dir: impl Into<std::path::PathBuf>,
-    ) -> Self {
-        IndexOptions {
-            vault: vault.into(),
-            cache_dir: cache_dir.into(),
-            rebuild: false,
-            max_note_bytes: config::DEFAULT_MAX_NOTE_BYTES,
-        }
-    }
+/// Runs one search with the engine `opts.source` asks for (what `vault-search QUERY` does).
+/// Problems that did not stop it come back in [`SearchResponse::warnings`].
+pub fn search(opts: &SearchOptions) -> Result<SearchResponse> {
+    dispatch::search(opts)
 }
 
 /// Builds or updates the local index of a vault (what `vault-search index` does). When another
 /// process is indexing, returns at once with `busy: true`.
 pub fn index(opts: &IndexOptions) -> Result<IndexReport> {
-    index::run(
-        &opts.vault,
-        Some(&opts.cache_dir),
-        &IndexConfig {
-            rebuild: opts.rebuild,
-            max_note_bytes: opts.max_note_bytes,
-        },
-    )
+    local::index(opts, &crate::core::NoProgress)
 }
 
-/// Runs one resolved command line: prints its output to stdout.
-pub fn run(config: &Config) -> Result<()> {
-    // One write at the end instead of one per line (stdout is line-buffered, and an agent
-    // reading a pipe is woken for each).
-    let mut out = io::BufWriter::with_capacity(64 * 1024, io::stdout().lock());
-    let written = match &config.action {
-        Action::Search(opts) => {
-            let response = search(opts)?;
-            if response.stale && !config.json {
-                eprintln!(
-                    "vault-search: another process is updating the index; results may be stale"
-                );
-            }
-            if config.json {
-                output::write_json(&mut out, &response)
-            } else {
-                output::write_text(&mut out, &response, config.color)
-            }
-        }
-        Action::Status { port } => {
-            let st = status::status(&config.vault, config.cache_dir.as_deref(), *port)?;
-            if config.json {
-                output::write_json(&mut out, &st)
-            } else {
-                write!(out, "{}", status::to_text(&st))
-            }
-        }
-        Action::Skill(s) => {
-            let bin = skill::binary_path()?;
-            if s.agents_md {
-                write!(out, "{}", skill::agents_md(&bin))
-            } else if s.install {
-                let path = skill::install_path(s.dir.as_deref())?;
-                skill::install(&path, &skill::skill_md(&bin, &config.vault), s.force)?;
-                writeln!(out, "installed {}", path.display())
-            } else {
-                write!(out, "{}", skill::skill_md(&bin, &config.vault))
-            }
-        }
-        Action::Completions(shell) => {
-            use clap::CommandFactory;
-            let mut cmd = cli::Args::command();
-            clap_complete::generate(*shell, &mut cmd, "vault-search", &mut out);
-            Ok(())
-        }
-        Action::Index(i) => {
-            let report = index::run(&config.vault, config.cache_dir.as_deref(), i)?;
-            if config.json {
-                output::write_json(&mut out, &report)
-            } else {
-                writeln!(out, "{}", output::index_summary(&report))
-            }
-        }
-    };
-    match written.and_then(|()| out.flush()) {
-        // A reader that stopped reading (`| head`) is not an error worth a message.
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
-        other => Ok(other?),
-    }
+/// [`index()`], reporting each written note to `progress` (a front-end's progress bar).
+pub fn index_with_progress(
+    opts: &IndexOptions,
+    progress: &dyn IndexProgress,
+) -> Result<IndexReport> {
+    local::index(opts, progress)
+}
+
+/// What the index of `vault` holds, how stale it is, and whether Omnisearch answers on `port`
+/// (what `vault-search status` shows).
+pub fn status(vault: &Path, cache_dir: Option<&Path>, port: u16) -> Result<Status> {
+    status::status(vault, cache_dir, port)
 }

@@ -1,4 +1,4 @@
-//! `vault-search status`: what the index holds, how stale it is, and whether Omnisearch
+//! The status of a vault: what the index holds, how stale it is, and whether Omnisearch
 //! answers — the first thing to run when results look wrong.
 
 use std::path::Path;
@@ -6,10 +6,8 @@ use std::path::Path;
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
-use crate::index;
+use crate::local::{self, schema, store::Store};
 use crate::omnisearch;
-use crate::schema;
-use crate::store::Store;
 
 /// The status report (`--json`).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -39,7 +37,7 @@ pub struct Status {
 }
 
 /// Gathers the status of `vault`.
-pub fn status(vault: &Path, cache_dir: Option<&Path>, port: u16) -> Result<Status> {
+pub(crate) fn status(vault: &Path, cache_dir: Option<&Path>, port: u16) -> Result<Status> {
     let mut st = Status {
         vault: vault.display().to_string(),
         index_dir: None,
@@ -66,7 +64,7 @@ pub fn status(vault: &Path, cache_dir: Option<&Path>, port: u16) -> Result<Statu
                 }
                 let searcher = reader.searcher();
                 st.notes = searcher.num_docs();
-                st.changed_since = Some(index::changed_by_stat(&searcher, vault)?);
+                st.changed_since = Some(local::changed_by_stat(&searcher, vault)?);
             }
             Ok(None) => {}
             Err(e) => st.index_error = Some(e.to_string()),
@@ -77,56 +75,6 @@ pub fn status(vault: &Path, cache_dir: Option<&Path>, port: u16) -> Result<Statu
         Err(e) => st.omnisearch_error = Some(e.to_string()),
     }
     Ok(st)
-}
-
-/// The report as text.
-pub fn to_text(st: &Status) -> String {
-    let mut out = String::new();
-    let mut line = |k: &str, v: String| out.push_str(&format!("{k:<18}{v}\n"));
-    line("vault", st.vault.clone());
-    line(
-        "index",
-        st.index_dir
-            .clone()
-            .unwrap_or_else(|| "(no cache directory)".into()),
-    );
-    if let Some(e) = &st.index_error {
-        line(
-            "index error",
-            format!("{e} (the next search or `index` rebuilds it)"),
-        );
-    } else if st.indexed {
-        line("notes indexed", st.notes.to_string());
-        line(
-            "index size",
-            format!("{:.1} MiB", st.index_bytes as f64 / 1048576.0),
-        );
-        line(
-            "last indexed",
-            st.last_indexed_at.clone().unwrap_or_default(),
-        );
-        line(
-            "changed since",
-            st.changed_since
-                .map_or("?".into(), |n| format!("{n} notes")),
-        );
-    } else {
-        line(
-            "notes indexed",
-            "none yet (the first search or `index` builds it)".into(),
-        );
-    }
-    line("schema", st.schema.clone());
-    let omni = if st.omnisearch_answers {
-        "answers".to_string()
-    } else {
-        format!(
-            "no answer ({})",
-            st.omnisearch_error.clone().unwrap_or_default()
-        )
-    };
-    line("omnisearch", format!("port {}: {omni}", st.omnisearch_port));
-    out
 }
 
 fn dir_bytes(dir: &Path) -> u64 {
@@ -142,7 +90,7 @@ fn dir_bytes(dir: &Path) -> u64 {
 }
 
 /// Nanoseconds since the epoch as `YYYY-MM-DDTHH:MM:SSZ`.
-pub fn rfc3339(ns: i64) -> String {
+pub(crate) fn rfc3339(ns: i64) -> String {
     let secs = ns.div_euclid(1_000_000_000);
     let days = secs.div_euclid(86_400);
     let tod = secs.rem_euclid(86_400);

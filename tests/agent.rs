@@ -1,9 +1,6 @@
 //! Agent integration through the real binary: the skill, status, completions.
-#![allow(clippy::unwrap_used)]
 
-mod util;
-
-use util::{assert_ok, stderr, stdout, Env, MockServer, Reply};
+use crate::util::{assert_ok, stderr, stdout, Env, MockServer, Reply};
 
 /// Splits a SKILL.md into its frontmatter key/values and body.
 fn frontmatter(md: &str) -> (Vec<(String, String)>, String) {
@@ -96,7 +93,7 @@ fn status_reports_index_and_omnisearch() {
     let env = Env::new();
     env.write("a.md", "alpha\n");
     env.write("b.md", "beta\n");
-    let st: vault_search::status::Status =
+    let st: vault_search::Status =
         serde_json::from_slice(&env.run(&["status", "--json"]).stdout).unwrap();
     assert!(!st.indexed);
     assert!(!st.omnisearch_answers);
@@ -107,7 +104,7 @@ fn status_reports_index_and_omnisearch() {
     let p = server.port.to_string();
     let out = env.run(&["status", "--json", "--port", &p]);
     assert_ok(&out);
-    let st: vault_search::status::Status = serde_json::from_slice(&out.stdout).unwrap();
+    let st: vault_search::Status = serde_json::from_slice(&out.stdout).unwrap();
     assert!(st.indexed);
     assert_eq!(st.notes, 2);
     assert_eq!(st.changed_since, Some(2));

@@ -1,12 +1,9 @@
 //! Faults and concurrency through the real binary: kill -9 mid-index, searches while indexing.
-#![allow(clippy::unwrap_used)]
-
-mod util;
 
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use util::{assert_ok, Env};
+use crate::util::{assert_ok, Env};
 
 /// A vault of `n` notes; note `i` holds the unique word `uniq{i}` and the shared word `common`.
 fn generated(env: &Env, n: usize, salt: &str) {
@@ -130,12 +127,12 @@ fn searches_during_indexing_never_fail() {
             failures.push(format!(
                 "exit {:?}: {}",
                 out.status.code(),
-                util::stderr(&out)
+                crate::util::stderr(&out)
             ));
             continue;
         }
         if serde_json::from_slice::<vault_search::SearchResponse>(&out.stdout).is_err() {
-            failures.push(format!("bad JSON: {}", util::stdout(&out)));
+            failures.push(format!("bad JSON: {}", crate::util::stdout(&out)));
         }
         if writer.is_finished() && i > 50 {
             break;
@@ -221,7 +218,7 @@ fn bad_vault_content_is_indexed_or_skipped_and_counted() {
         }
         let out = env.run(&["--source", "local", "marker11"]);
         assert!(
-            !util::stdout(&out).contains("newline\nname"),
+            !crate::util::stdout(&out).contains("newline\nname"),
             "text output flattens control characters"
         );
     }

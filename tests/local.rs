@@ -1,9 +1,6 @@
 //! The local engine through the real binary: indexing, freshness, matching, scoping, safety.
-#![allow(clippy::unwrap_used)]
 
-mod util;
-
-use util::{assert_ok, stderr, stdout, Env};
+use crate::util::{assert_ok, stderr, stdout, Env};
 
 fn demo_env() -> Env {
     let env = Env::new();

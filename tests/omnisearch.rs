@@ -1,12 +1,9 @@
 //! The Omnisearch engine through the real binary, against an in-process mock server.
-#![allow(clippy::unwrap_used)]
-
-mod util;
 
 use std::time::{Duration, Instant};
 
+use crate::util::{assert_ok, omni_hit, stdout, Env, MockServer, Reply};
 use serde_json::json;
-use util::{assert_ok, omni_hit, stdout, Env, MockServer, Reply};
 
 fn search(env: &Env, port: u16, args: &[&str]) -> vault_search::SearchResponse {
     let p = port.to_string();

@@ -1,11 +1,6 @@
 //! Shared helpers for the integration tests: a temp vault + cache dir, a command runner for the
 //! real binary, and an in-process mock Omnisearch server.
-#![allow(
-    dead_code,
-    missing_debug_implementations,
-    clippy::unwrap_used,
-    clippy::new_without_default
-)]
+#![allow(missing_debug_implementations, clippy::new_without_default)]
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};

@@ -5,19 +5,20 @@
 //! line of plain text, never `<br>`, `&amp;` or a raw newline.
 
 /// Characters kept before the match.
-pub const BEFORE: usize = 70;
+pub(crate) const BEFORE: usize = 70;
 /// Characters kept from the match on.
-pub const AFTER: usize = 130;
+pub(crate) const AFTER: usize = 130;
 
 /// Cuts `BEFORE` characters before and `AFTER` from byte offset `pos` of `text` (clamped to a
 /// char boundary), flattens whitespace to single spaces and marks cuts with `...`.
-pub fn make_excerpt(text: &str, pos: usize) -> String {
+#[cfg(test)]
+pub(crate) fn make_excerpt(text: &str, pos: usize) -> String {
     make_excerpt_from(text, pos, 0)
 }
 
 /// Like [`make_excerpt`], but the window never starts before byte `floor` (the end of the
 /// frontmatter, when the match lies after it); no `...` is shown for that boundary.
-pub fn make_excerpt_from(text: &str, pos: usize, floor: usize) -> String {
+pub(crate) fn make_excerpt_from(text: &str, pos: usize, floor: usize) -> String {
     let pos = floor_char_boundary(text, pos.min(text.len()));
     let floor = if floor <= pos {
         floor_char_boundary(text, floor)
@@ -63,14 +64,14 @@ fn push_flattened(out: &mut String, s: &str) {
 }
 
 /// Flattens whitespace of arbitrary text into one trimmed line.
-pub fn flatten(s: &str) -> String {
+pub(crate) fn flatten(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     push_flattened(&mut out, s);
     out
 }
 
 /// The largest char boundary `<= i`.
-pub fn floor_char_boundary(s: &str, mut i: usize) -> usize {
+pub(crate) fn floor_char_boundary(s: &str, mut i: usize) -> usize {
     if i >= s.len() {
         return s.len();
     }
@@ -81,7 +82,7 @@ pub fn floor_char_boundary(s: &str, mut i: usize) -> usize {
 }
 
 /// 1-based line number of byte offset `pos` (`\n`, `\r\n` and lone `\r` all end a line).
-pub fn line_of(text: &str, pos: usize) -> u64 {
+pub(crate) fn line_of(text: &str, pos: usize) -> u64 {
     let head = &text.as_bytes()[..pos.min(text.len())];
     let mut line = 1u64;
     let mut prev_cr = false;
@@ -101,7 +102,7 @@ pub fn line_of(text: &str, pos: usize) -> u64 {
 
 /// Converts an offset in UTF-16 code units (what JavaScript's string indices count) to a byte
 /// offset of the same text; `None` when it lies past the end.
-pub fn utf16_to_byte_offset(text: &str, units: usize) -> Option<usize> {
+pub(crate) fn utf16_to_byte_offset(text: &str, units: usize) -> Option<usize> {
     let mut seen = 0usize;
     for (i, c) in text.char_indices() {
         if seen >= units {
@@ -114,7 +115,7 @@ pub fn utf16_to_byte_offset(text: &str, units: usize) -> Option<usize> {
 
 /// Turns Omnisearch's HTML-escaped excerpt into plain text: `<br>` and other tags become spaces,
 /// entities are unescaped, whitespace collapses to one line.
-pub fn clean_html_excerpt(html: &str) -> String {
+pub(crate) fn clean_html_excerpt(html: &str) -> String {
     let mut stripped = String::with_capacity(html.len());
     let mut rest = html;
     while let Some(lt) = rest.find('<') {
@@ -136,7 +137,7 @@ pub fn clean_html_excerpt(html: &str) -> String {
 
 /// Unescapes the entities an HTML escaper produces: the five named ones, `&nbsp;`, `&apos;` and
 /// numeric references. Unknown or malformed references are kept verbatim.
-pub fn unescape_entities(s: &str) -> String {
+pub(crate) fn unescape_entities(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let mut rest = s;
     while let Some(amp) = rest.find('&') {

@@ -8,15 +8,15 @@
 
 use tantivy::tokenizer::TextAnalyzer;
 
-use crate::analyzer;
+use super::analyzer;
 
 /// At most this many distinct terms are searched (a pasted paragraph stays fast); the rest are
 /// ignored.
-pub const MAX_TERMS: usize = 32;
+pub(crate) const MAX_TERMS: usize = 32;
 
 /// One positive term.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct QueryTerm {
+pub(crate) struct QueryTerm {
     /// Normalised token (a compound word as a whole: `trace-cmd`, `kotlincompiledaemon`).
     pub text: String,
     /// The parts of a compound word (`trace`, `cmd`); empty for a simple word.
@@ -25,7 +25,7 @@ pub struct QueryTerm {
 
 /// A parsed query.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ParsedQuery {
+pub(crate) struct ParsedQuery {
     /// Distinct positive terms in order of appearance (phrase words included).
     pub terms: Vec<QueryTerm>,
     /// Quoted phrases, as part-level token sequences of two or more tokens.
@@ -41,7 +41,7 @@ pub struct ParsedQuery {
 
 impl ParsedQuery {
     /// Nothing to search for.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.terms.is_empty()
     }
 }
@@ -105,7 +105,7 @@ fn pieces(text: &str) -> Vec<Piece<'_>> {
 }
 
 /// Parses user text.
-pub fn parse(analyzer: &mut TextAnalyzer, text: &str) -> ParsedQuery {
+pub(crate) fn parse(analyzer: &mut TextAnalyzer, text: &str) -> ParsedQuery {
     let mut q = ParsedQuery::default();
     for piece in pieces(text) {
         match piece {

@@ -22,20 +22,20 @@ use serde::{Deserialize, Serialize};
 use tantivy::directory::MmapDirectory;
 use tantivy::{Index, IndexReader};
 
-use crate::analyzer;
-use crate::error::EngineError;
-use crate::schema;
+use super::analyzer;
+use super::schema;
+use crate::core::EngineError;
 
 const CURRENT: &str = "CURRENT";
 const LOCK: &str = "lock";
 
 /// What every commit records, so the next run knows what it is looking at.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
-pub struct Payload {
+pub(crate) struct Payload {
     /// [`schema::index_format`] at write time.
     pub format: String,
     /// When the run that made this commit started (ns since the epoch): notes modified less
-    /// than [`crate::index::RACY_WINDOW_NS`] before it are hashed again even when size and
+    /// than [`super::plan::RACY_WINDOW_NS`] before it are hashed again even when size and
     /// mtime agree.
     pub run_started_ns: i64,
     /// The vault this index is for.
@@ -44,19 +44,19 @@ pub struct Payload {
 
 /// The index directory of one vault.
 #[derive(Debug, Clone)]
-pub struct Store {
+pub(crate) struct Store {
     pub root: PathBuf,
 }
 
 /// Proof that this process is the only writer; released on drop (or process death).
 #[derive(Debug)]
-pub struct WriterLock {
+pub(crate) struct WriterLock {
     _file: File,
 }
 
 impl Store {
     /// The store of `vault` below the user cache directory `cache_dir`.
-    pub fn new(cache_dir: &Path, vault: &Path) -> Store {
+    pub(crate) fn new(cache_dir: &Path, vault: &Path) -> Store {
         let id = blake3::hash(vault.to_string_lossy().as_bytes()).to_hex();
         Store {
             root: cache_dir.join("vault-search").join(&id.as_str()[..16]),
@@ -64,13 +64,13 @@ impl Store {
     }
 
     /// Creates the directory (0700) if needed.
-    pub fn ensure_root(&self) -> Result<()> {
+    pub(crate) fn ensure_root(&self) -> Result<()> {
         create_private_dir(&self.root)
             .with_context(|| format!("cannot create the index directory {}", self.root.display()))
     }
 
     /// Takes the writer lock without waiting; `Ok(None)` when another process holds it.
-    pub fn try_lock(&self) -> Result<Option<WriterLock>> {
+    pub(crate) fn try_lock(&self) -> Result<Option<WriterLock>> {
         let path = self.root.join(LOCK);
         let file = OpenOptions::new()
             .create(true)
@@ -89,7 +89,7 @@ impl Store {
     }
 
     /// The live index directory, if one was ever published.
-    pub fn current_dir(&self) -> Option<PathBuf> {
+    pub(crate) fn current_dir(&self) -> Option<PathBuf> {
         let name = fs::read_to_string(self.root.join(CURRENT)).ok()?;
         let name = name.trim();
         if name.is_empty() || name.contains(['/', '\\']) || name.starts_with('.') {
@@ -98,14 +98,10 @@ impl Store {
         Some(self.root.join(name))
     }
 
-    /// Opens the live index. `Ok(None)`: there is none yet. `Err(IndexIncompatible)`: it
-    /// exists but was written by another format or can't be opened.
-    pub fn open_current(&self) -> Result<Option<(Index, Payload)>, EngineError> {
-        Ok(self.open_current_reader()?.map(|(i, p, _)| (i, p)))
-    }
-
-    /// [`Store::open_current`], keeping the reader that validated the index (for searching).
-    pub fn open_current_reader(
+    /// Opens the live index, with the reader that validated it (for searching). `Ok(None)`:
+    /// there is none yet. `Err(IndexIncompatible)`: it exists but was written by another
+    /// format or can't be opened.
+    pub(crate) fn open_current_reader(
         &self,
     ) -> Result<Option<(Index, Payload, IndexReader)>, EngineError> {
         let Some(dir) = self.current_dir() else {
@@ -115,7 +111,7 @@ impl Store {
     }
 
     /// Creates an empty index in a fresh directory (not yet published).
-    pub fn create_fresh(&self) -> Result<(Index, PathBuf)> {
+    pub(crate) fn create_fresh(&self) -> Result<(Index, PathBuf)> {
         let nanos = now_ns();
         let dir = self
             .root
@@ -131,7 +127,7 @@ impl Store {
     }
 
     /// Points `CURRENT` at `dir` atomically, then removes every other index directory.
-    pub fn publish(&self, dir: &Path) -> Result<()> {
+    pub(crate) fn publish(&self, dir: &Path) -> Result<()> {
         let name = dir
             .file_name()
             .context("index directory has no name")?
@@ -169,7 +165,7 @@ impl Store {
 }
 
 /// Opens a tantivy index directory and checks its format.
-pub fn open_index(dir: &Path) -> Result<(Index, Payload, IndexReader), EngineError> {
+pub(crate) fn open_index(dir: &Path) -> Result<(Index, Payload, IndexReader), EngineError> {
     let incompatible = |why: String| EngineError::IndexIncompatible(why);
     let mmap = MmapDirectory::open(dir).map_err(|e| incompatible(e.to_string()))?;
     let index = Index::open(mmap).map_err(|e| incompatible(e.to_string()))?;
@@ -207,19 +203,19 @@ fn first_line(s: &str) -> String {
 }
 
 /// Makes the project's analyzer known to an index (tantivy does not persist analyzers).
-pub fn register_analyzer(index: &Index) {
+pub(crate) fn register_analyzer(index: &Index) {
     index
         .tokenizers()
         .register(analyzer::NAME, analyzer::text_analyzer());
 }
 
 /// Nanoseconds since the Unix epoch (0 for a clock before 1970).
-pub fn now_ns() -> i64 {
+pub(crate) fn now_ns() -> i64 {
     system_time_ns(SystemTime::now())
 }
 
 /// A `SystemTime` as signed nanoseconds since the Unix epoch.
-pub fn system_time_ns(t: SystemTime) -> i64 {
+pub(crate) fn system_time_ns(t: SystemTime) -> i64 {
     match t.duration_since(UNIX_EPOCH) {
         Ok(d) => i64::try_from(d.as_nanos()).unwrap_or(i64::MAX),
         Err(e) => -i64::try_from(e.duration().as_nanos()).unwrap_or(i64::MAX),
@@ -243,7 +239,7 @@ fn create_private_dir(dir: &Path) -> std::io::Result<()> {
 }
 
 /// Sets a file to 0600 (Unix; elsewhere a no-op: see the module docs).
-pub fn set_private_file(path: &Path) {
+pub(crate) fn set_private_file(path: &Path) {
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
@@ -254,7 +250,7 @@ pub fn set_private_file(path: &Path) {
 }
 
 /// Sets every file in an index directory to 0600 (tantivy creates them with the umask).
-pub fn privatize_dir(dir: &Path) {
+pub(crate) fn privatize_dir(dir: &Path) {
     if let Ok(entries) = fs::read_dir(dir) {
         for e in entries.flatten() {
             if e.file_type().is_ok_and(|t| t.is_file()) {

@@ -2,40 +2,40 @@
 //! once a run has taken over a second — cron and hooks see nothing but the summary line.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
+
+use crate::core::IndexProgress;
 
 /// Shows after this long.
 const DELAY: Duration = Duration::from_secs(1);
 
-/// A handle the indexing threads tick; the drawing happens on a thread of its own.
-#[derive(Debug)]
-pub struct Progress {
+/// A handle the indexing threads tick; the drawing happens on a thread of its own, started
+/// when the run knows its size. Dropping it clears the bar.
+#[derive(Debug, Default)]
+pub(crate) struct TerminalProgress {
     done: Arc<AtomicU64>,
     committing: Arc<AtomicBool>,
     stop: Arc<AtomicBool>,
-    ticker: Option<JoinHandle<()>>,
+    ticker: Mutex<Option<JoinHandle<()>>>,
 }
 
-impl Progress {
-    /// Starts the ticker when `enabled` and stderr is a terminal; otherwise everything is a
-    /// no-op.
-    pub fn start(enabled: bool, total: u64) -> Progress {
-        let mut p = Progress {
-            done: Arc::new(AtomicU64::new(0)),
-            committing: Arc::new(AtomicBool::new(false)),
-            stop: Arc::new(AtomicBool::new(false)),
-            ticker: None,
-        };
+impl IndexProgress for TerminalProgress {
+    /// Starts the ticker when stderr is a terminal; otherwise everything is a no-op.
+    fn start(&self, total: u64) {
         let tty = {
             use std::io::IsTerminal;
             std::io::stderr().is_terminal()
         };
-        if !enabled || !tty {
-            return p;
+        if !tty {
+            return;
         }
-        let (done, committing, stop) = (p.done.clone(), p.committing.clone(), p.stop.clone());
+        let (done, committing, stop) = (
+            self.done.clone(),
+            self.committing.clone(),
+            self.stop.clone(),
+        );
         let ticker = std::thread::spawn(move || {
             let started = Instant::now();
             // Tests shorten the delay to see the bar on a small vault.
@@ -71,25 +71,24 @@ impl Progress {
                 b.finish_and_clear();
             }
         });
-        p.ticker = Some(ticker);
-        p
+        if let Ok(mut slot) = self.ticker.lock() {
+            *slot = Some(ticker);
+        }
     }
 
-    /// One more note written.
-    pub fn inc(&self) {
+    fn inc(&self) {
         self.done.fetch_add(1, Ordering::Relaxed);
     }
 
-    /// The notes are written; the commit runs.
-    pub fn committing(&self) {
+    fn committing(&self) {
         self.committing.store(true, Ordering::Relaxed);
     }
 }
 
-impl Drop for Progress {
+impl Drop for TerminalProgress {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::Relaxed);
-        if let Some(t) = self.ticker.take() {
+        if let Some(t) = self.ticker.get_mut().ok().and_then(Option::take) {
             let _ = t.join();
         }
     }

@@ -16,21 +16,21 @@
 use tantivy::tokenizer::{AsciiFoldingFilter, TextAnalyzer, Token, TokenStream, Tokenizer};
 
 /// Bumped whenever tokenization changes: a stored index of another version is rebuilt.
-pub const ANALYZER_VERSION: u32 = 2;
+pub(crate) const ANALYZER_VERSION: u32 = 2;
 /// Name under which the analyzer is registered with tantivy.
-pub const NAME: &str = "vault";
+pub(crate) const NAME: &str = "vault";
 /// Longer tokens are cut to this many characters.
-pub const MAX_TOKEN_CHARS: usize = 64;
+pub(crate) const MAX_TOKEN_CHARS: usize = 64;
 
 /// The analyzer: [`VaultTokenizer`] (which lowercases) → fold accents.
-pub fn text_analyzer() -> TextAnalyzer {
+pub(crate) fn text_analyzer() -> TextAnalyzer {
     TextAnalyzer::builder(VaultTokenizer::default())
         .filter(AsciiFoldingFilter)
         .build()
 }
 
 /// Tokenizes `text` into owned tokens (positions, offsets, `position_length` kept).
-pub fn analyze(analyzer: &mut TextAnalyzer, text: &str) -> Vec<Token> {
+pub(crate) fn analyze(analyzer: &mut TextAnalyzer, text: &str) -> Vec<Token> {
     let mut out = Vec::new();
     let mut stream = analyzer.token_stream(text);
     while stream.advance() {
@@ -41,7 +41,7 @@ pub fn analyze(analyzer: &mut TextAnalyzer, text: &str) -> Vec<Token> {
 
 /// The splitting step; see the module documentation.
 #[derive(Clone, Default, Debug)]
-pub struct VaultTokenizer {
+pub(crate) struct VaultTokenizer {
     buf: TokenBuf,
 }
 
@@ -55,7 +55,7 @@ struct TokenBuf {
 
 /// Streams the tokens [`VaultTokenizer`] prepared.
 #[derive(Debug)]
-pub struct VaultTokenStream<'a> {
+pub(crate) struct VaultTokenStream<'a> {
     tokens: &'a mut [Token],
     next: usize,
 }
@@ -122,7 +122,7 @@ fn class(c: char) -> Class {
 
 /// Han, kana and Hangul: scripts written without spaces between words (Hangul has spaces, but
 /// bigrams also serve its agglutinated words).
-pub fn is_cjk(c: char) -> bool {
+pub(crate) fn is_cjk(c: char) -> bool {
     matches!(c as u32,
         0x3040..=0x30FF   // Hiragana, Katakana
         | 0x31F0..=0x31FF // Katakana phonetic extensions

@@ -13,7 +13,7 @@ use tantivy::query::{Query, RegexQuery};
 use tantivy::schema::Field;
 
 /// The filters of a vault (empty when `app.json` is missing or unreadable).
-pub fn filters(vault: &Path) -> Vec<String> {
+pub(super) fn filters(vault: &Path) -> Vec<String> {
     let Ok(text) = std::fs::read_to_string(vault.join(".obsidian").join("app.json")) else {
         return Vec::new();
     };
@@ -32,7 +32,7 @@ pub fn filters(vault: &Path) -> Vec<String> {
 }
 
 /// The regular expression (over the whole vault-relative path) a filter stands for.
-pub fn to_regex(filter: &str) -> String {
+pub(super) fn to_regex(filter: &str) -> String {
     match filter
         .strip_prefix('/')
         .and_then(|f| f.strip_suffix('/'))
@@ -55,14 +55,19 @@ fn escape(s: &str) -> String {
 }
 
 /// Exclusion queries for the filters, over the raw `path` field.
-pub fn queries(filters: &[String], path_field: Field) -> Vec<Box<dyn Query>> {
+/// A filter that is not a valid expression is left out, and said so in `warnings`.
+pub(super) fn queries(
+    filters: &[String],
+    path_field: Field,
+    warnings: &mut Vec<String>,
+) -> Vec<Box<dyn Query>> {
     filters
         .iter()
         .filter_map(
             |f| match RegexQuery::from_pattern(&to_regex(f), path_field) {
                 Ok(q) => Some(Box::new(q) as Box<dyn Query>),
                 Err(e) => {
-                    eprintln!("vault-search: ignoring the excluded-files filter {f:?}: {e}");
+                    warnings.push(format!("ignoring the excluded-files filter {f:?}: {e}"));
                     None
                 }
             },

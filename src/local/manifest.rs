@@ -12,7 +12,7 @@ use tantivy::DocAddress;
 
 /// What the index holds for one path.
 #[derive(Debug, Clone, Copy)]
-pub struct Known {
+pub(crate) struct Known {
     pub size: u64,
     pub mtime_ns: i64,
     pub addr: DocAddress,
@@ -30,7 +30,7 @@ struct Entry {
 
 /// Path → [`Known`], for the live documents of one commit.
 #[derive(Debug)]
-pub struct Manifest {
+pub(crate) struct Manifest {
     /// Every path, concatenated.
     bytes: Vec<u8>,
     entries: Vec<Entry>,
@@ -67,7 +67,7 @@ impl Default for Manifest {
 
 impl Manifest {
     /// An empty table sized for `n` paths.
-    pub fn with_capacity(n: usize) -> Manifest {
+    pub(crate) fn with_capacity(n: usize) -> Manifest {
         let slots = (n * 2).next_power_of_two().max(16);
         Manifest {
             bytes: Vec::with_capacity(n * 48),
@@ -79,8 +79,8 @@ impl Manifest {
     }
 
     /// The live documents of `searcher`'s commit, read from the fast fields.
-    pub fn read(searcher: &tantivy::Searcher) -> Result<Manifest> {
-        let fields = crate::schema::fields();
+    pub(crate) fn read(searcher: &tantivy::Searcher) -> Result<Manifest> {
+        let fields = super::schema::fields();
         let mut out = Manifest::with_capacity(searcher.num_docs() as usize);
         let name = |f| fields.schema.get_field_name(f).to_string();
         let (path_name, size_name, mtime_name) =
@@ -130,12 +130,14 @@ impl Manifest {
     }
 
     /// Number of paths.
-    pub fn len(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
         self.entries.len()
     }
 
     /// No paths at all.
-    pub fn is_empty(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
 
@@ -162,7 +164,7 @@ impl Manifest {
     }
 
     /// Adds or replaces `key`'s entry (a later segment's document wins, as the newer write).
-    pub fn insert(&mut self, key: &[u8], known: Known) {
+    pub(crate) fn insert(&mut self, key: &[u8], known: Known) {
         if (self.entries.len() + 1) * 2 > self.slots.len() {
             self.grow();
         }
@@ -201,7 +203,7 @@ impl Manifest {
 
     /// What the index holds for `path`, once: a second call for the same path gives `None`,
     /// so what is never taken is what the vault no longer has.
-    pub fn take(&mut self, path: &str) -> Option<Known> {
+    pub(crate) fn take(&mut self, path: &str) -> Option<Known> {
         let key = path.as_bytes();
         let i = self.find(key, hash(key));
         let s = self.slots[i];
@@ -218,12 +220,12 @@ impl Manifest {
     }
 
     /// How many paths were never taken.
-    pub fn untaken_len(&self) -> usize {
+    pub(crate) fn untaken_len(&self) -> usize {
         self.entries.len() - self.taken
     }
 
     /// The paths never taken.
-    pub fn untaken(&self) -> Vec<String> {
+    pub(crate) fn untaken(&self) -> Vec<String> {
         self.entries
             .iter()
             .filter(|e| !e.taken)

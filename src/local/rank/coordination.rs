@@ -20,7 +20,7 @@ use tantivy::{DocId, DocSet, Score, SegmentReader, TantivyError, Term, TERMINATE
 
 /// The union of `terms`, scored with the coordination bonuses above.
 #[derive(Debug)]
-pub struct CoordinationQuery {
+pub(crate) struct CoordinationQuery {
     terms: Vec<Box<dyn Query>>,
     /// `c_all`, when the all-terms bonus applies.
     all: Option<f32>,
@@ -40,7 +40,7 @@ impl Clone for CoordinationQuery {
 
 impl CoordinationQuery {
     /// `terms`: one query per query term (its variants over all fields).
-    pub fn new(terms: Vec<Box<dyn Query>>, c_all: f32, c_loo: f32) -> CoordinationQuery {
+    pub(crate) fn new(terms: Vec<Box<dyn Query>>, c_all: f32, c_loo: f32) -> CoordinationQuery {
         let n = terms.len();
         CoordinationQuery {
             terms,

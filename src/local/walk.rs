@@ -23,11 +23,11 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::{mpsc, Arc, Condvar, Mutex};
 
-use crate::output::SkippedFile;
+use crate::core::SkippedFile;
 
 /// A Markdown file found on disk.
 #[derive(Debug, Clone)]
-pub struct DiskNote {
+pub(crate) struct DiskNote {
     /// Vault-relative path with `/` separators.
     pub rel: String,
     /// The exact path, kept only when the file name is not valid UTF-8 (then `rel` is lossy).
@@ -38,7 +38,7 @@ pub struct DiskNote {
 
 impl DiskNote {
     /// Where to read the note.
-    pub fn path(&self, vault: &Path) -> PathBuf {
+    pub(crate) fn path(&self, vault: &Path) -> PathBuf {
         match &self.raw_path {
             Some(p) => p.clone(),
             None => vault.join(&self.rel),
@@ -50,14 +50,14 @@ impl DiskNote {
 /// are not built here: a consumer that compares against an index builds each one in a reused
 /// buffer and keeps only those of notes that changed ([`Batch::notes`] builds them all).
 #[derive(Debug)]
-pub struct Batch {
+pub(crate) struct Batch {
     folder: Arc<Folder>,
     files: Vec<(OsString, FileStat)>,
 }
 
 /// One note of a [`Batch`], borrowed.
 #[derive(Debug)]
-pub struct BatchNote<'a> {
+pub(crate) struct BatchNote<'a> {
     folder: &'a Folder,
     name: &'a OsString,
     pub size: u64,
@@ -67,13 +67,13 @@ pub struct BatchNote<'a> {
 impl BatchNote<'_> {
     /// Writes the vault-relative path into `buf` (cleared first); lossy when the name is not
     /// UTF-8.
-    pub fn rel_into(&self, buf: &mut String) {
+    pub(crate) fn rel_into(&self, buf: &mut String) {
         buf.clear();
         push_rel(buf, &self.folder.rel, &self.name.to_string_lossy());
     }
 
     /// The note as an owned [`DiskNote`], `rel` being the path [`BatchNote::rel_into`] wrote.
-    pub fn to_disk_note(&self, rel: &str) -> DiskNote {
+    pub(crate) fn to_disk_note(&self, rel: &str) -> DiskNote {
         DiskNote {
             rel: rel.to_string(),
             raw_path: self
@@ -89,7 +89,7 @@ impl BatchNote<'_> {
 
 impl Batch {
     /// Each note, borrowed.
-    pub fn iter(&self) -> impl Iterator<Item = BatchNote<'_>> {
+    pub(crate) fn iter(&self) -> impl Iterator<Item = BatchNote<'_>> {
         self.files.iter().map(|(name, st)| BatchNote {
             folder: &self.folder,
             name,
@@ -99,7 +99,7 @@ impl Batch {
     }
 
     /// Each note as a [`DiskNote`].
-    pub fn notes(&self) -> impl Iterator<Item = DiskNote> + '_ {
+    pub(crate) fn notes(&self) -> impl Iterator<Item = DiskNote> + '_ {
         let mut rel = String::new();
         self.iter().map(move |n| {
             n.rel_into(&mut rel);
@@ -110,14 +110,14 @@ impl Batch {
 
 /// Is this file name a Markdown note (`.md`, any case)? Checked on the raw bytes: no UTF-8
 /// validation for every entry of every folder.
-pub fn is_markdown(name: &std::ffi::OsStr) -> bool {
+pub(crate) fn is_markdown(name: &std::ffi::OsStr) -> bool {
     let b = name.as_encoded_bytes();
     b.len() > 3 && b[b.len() - 3..].eq_ignore_ascii_case(b".md")
 }
 
 /// A directory of the vault.
 #[derive(Debug)]
-pub struct Folder {
+pub(crate) struct Folder {
     path: PathBuf,
     /// Vault-relative, `/`-separated; empty for the vault itself.
     rel: String,
@@ -202,7 +202,7 @@ struct Found {
 }
 
 /// Every note below `vault`, and the entries that could not be read.
-pub fn walk(vault: &Path) -> (Vec<DiskNote>, Vec<SkippedFile>) {
+pub(crate) fn walk(vault: &Path) -> (Vec<DiskNote>, Vec<SkippedFile>) {
     let (tx, rx) = mpsc::channel();
     let skipped = walk_to(vault, &tx);
     drop(tx);
@@ -216,7 +216,7 @@ pub fn walk(vault: &Path) -> (Vec<DiskNote>, Vec<SkippedFile>) {
 /// Walks `vault` on this thread and helpers, sending the notes through `tx` in batches as
 /// soon as they are stat'ed (so a consumer can compare them while the walk goes on); returns
 /// the entries that could not be read.
-pub fn walk_to(vault: &Path, tx: &mpsc::Sender<Batch>) -> Vec<SkippedFile> {
+pub(crate) fn walk_to(vault: &Path, tx: &mpsc::Sender<Batch>) -> Vec<SkippedFile> {
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .clamp(1, 8);
@@ -389,7 +389,7 @@ impl Stater {
         }
         Ok(Some(FileStat {
             size: md.len(),
-            mtime_ns: md.modified().map_or(0, crate::store::system_time_ns),
+            mtime_ns: md.modified().map_or(0, super::store::system_time_ns),
         }))
     }
 }

@@ -1,125 +1,50 @@
 //! One resolved configuration: flags, environment variables and defaults merged once.
 //!
-//! `main` turns [`crate::cli::Args`] into a [`Config`] here and nothing past `main` looks at raw
-//! flags or the environment again, so every default lives in exactly one place.
+//! The front-end turns [`super::args::Args`] into a [`Config`] here and nothing after looks at
+//! raw flags or the environment again, so every default lives in exactly one place: the
+//! engines get options and limits, never flags.
 
 use std::env;
 use std::path::{Component, Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
-use crate::cli::{Args, ColorChoice, Command, GlobalArgs, IndexArgs, SearchArgs};
-use crate::engine::SearchOptions;
-
-/// Default Omnisearch HTTP port (the plugin's own default, `httpApiPort`).
-pub const DEFAULT_PORT: u16 = 51361;
-/// Notes larger than this are skipped (and counted) by the indexer.
-pub const DEFAULT_MAX_NOTE_BYTES: u64 = 10 * 1024 * 1024;
+use super::args::{Args, ColorChoice, Command, GlobalArgs, IndexArgs, SearchArgs, SkillArgs};
+use crate::core::{Limits, Scope, SearchOptions, DEFAULT_PORT};
 
 /// Everything a run needs, resolved.
 #[derive(Debug, Clone)]
-pub struct Config {
+pub(crate) struct Config {
     /// Canonical path of the vault directory.
-    pub vault: PathBuf,
+    pub(crate) vault: PathBuf,
     /// The user-level cache directory (`<cache>/vault-search/...` lives below it); `None` when the
     /// platform has none, in which case searches use an in-memory index for the run.
-    pub cache_dir: Option<PathBuf>,
+    pub(crate) cache_dir: Option<PathBuf>,
     /// Print JSON instead of text.
-    pub json: bool,
+    pub(crate) json: bool,
     /// Highlight matched words in text output.
-    pub color: bool,
+    pub(crate) color: bool,
     /// What to do.
-    pub action: Action,
+    pub(crate) action: Action,
 }
 
 /// The subcommand, resolved.
 #[derive(Debug, Clone)]
-pub enum Action {
+pub(crate) enum Action {
     /// A search; the options carry the resolved vault and cache dir too.
     Search(SearchOptions),
     Index(IndexConfig),
     Status {
         port: u16,
     },
-    Skill(crate::cli::SkillArgs),
+    Skill(SkillArgs),
     Completions(clap_complete::Shell),
 }
 
 #[derive(Debug, Clone)]
-pub struct IndexConfig {
-    pub rebuild: bool,
-    pub max_note_bytes: u64,
-}
-
-/// Which notes a search may return: below `folder` (if any) and below none of `excludes`.
-///
-/// Folders are stored normalised (no leading/trailing `/`, no `./`, `/` as separator) and
-/// compare by whole path segments: `Meta` matches `Meta/x.md`, never `Metadata/x.md`.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Scope {
-    pub folder: Option<String>,
-    pub excludes: Vec<String>,
-}
-
-impl Scope {
-    /// Builds a scope from user text; `..` or an absolute path is an error (it would escape the
-    /// vault).
-    pub fn new(folder: Option<&str>, excludes: &[String]) -> Result<Scope> {
-        let folder = match folder {
-            Some(f) => normalize_folder(f).with_context(|| format!("--folder {f:?}"))?,
-            None => None,
-        };
-        let mut ex = Vec::new();
-        for e in excludes {
-            if let Some(n) = normalize_folder(e).with_context(|| format!("--exclude {e:?}"))? {
-                ex.push(n);
-            }
-        }
-        Ok(Scope {
-            folder,
-            excludes: ex,
-        })
-    }
-
-    /// True when a vault-relative path (with `/`) is inside this scope.
-    pub fn contains(&self, rel_path: &str) -> bool {
-        if let Some(f) = &self.folder {
-            if !below(rel_path, f) {
-                return false;
-            }
-        }
-        !self.excludes.iter().any(|e| below(rel_path, e))
-    }
-
-    pub fn is_everything(&self) -> bool {
-        self.folder.is_none() && self.excludes.is_empty()
-    }
-}
-
-/// `path` lies below folder `dir` (whole segments).
-fn below(path: &str, dir: &str) -> bool {
-    path.strip_prefix(dir)
-        .is_some_and(|rest| rest.starts_with('/'))
-}
-
-/// Normalises a vault-relative folder; `Ok(None)` means "the whole vault".
-pub fn normalize_folder(raw: &str) -> Result<Option<String>> {
-    let unified = raw.replace('\\', "/");
-    let mut parts = Vec::new();
-    for part in unified.split('/') {
-        match part {
-            "" | "." => {}
-            ".." => bail!("a folder must stay inside the vault (no '..')"),
-            p => parts.push(p),
-        }
-    }
-    if Path::new(raw).has_root() && !raw.starts_with('/') {
-        bail!("a folder must be relative to the vault");
-    }
-    if parts.is_empty() {
-        return Ok(None);
-    }
-    Ok(Some(parts.join("/")))
+pub(crate) struct IndexConfig {
+    pub(crate) rebuild: bool,
+    pub(crate) max_note_bytes: u64,
 }
 
 /// Reads an environment variable, treating an empty value as unset.
@@ -129,7 +54,7 @@ fn env_nonempty(name: &str) -> Option<std::ffi::OsString> {
 
 impl Config {
     /// Resolves raw flags, the environment and defaults into one configuration.
-    pub fn resolve(args: Args) -> Result<Config> {
+    pub(crate) fn resolve(args: Args) -> Result<Config> {
         let Args {
             command,
             search,
@@ -264,39 +189,10 @@ fn resolve_search(
         query,
         limit: usize::from(s.limit),
         scope: Scope::new(s.folder.as_deref(), &s.exclude)?,
-        source: s.source,
+        source: s.source.into(),
         port,
         refresh: !s.no_refresh,
         include_ignored: s.include_ignored,
+        limits: Limits::default(),
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn folders_compare_by_segments() {
-        let s = Scope::new(Some("./Meta/"), &[]).unwrap();
-        assert!(s.contains("Meta/x.md"));
-        assert!(s.contains("Meta/a/b.md"));
-        assert!(!s.contains("Metadata/x.md"));
-        assert!(!s.contains("Meta.md"));
-    }
-
-    #[test]
-    fn excludes_compare_by_segments() {
-        let s = Scope::new(None, &["/Meta/claude-sessions/".into()]).unwrap();
-        assert!(!s.contains("Meta/claude-sessions/2026/x.md"));
-        assert!(s.contains("Meta/claude-sessions-old/x.md"));
-        assert!(s.contains("Meta/x.md"));
-    }
-
-    #[test]
-    fn folders_cannot_escape() {
-        assert!(normalize_folder("../..").is_err());
-        assert!(normalize_folder("a/../../b").is_err());
-        assert_eq!(normalize_folder("/").unwrap(), None);
-        assert_eq!(normalize_folder("./a//b/").unwrap(), Some("a/b".into()));
-    }
 }

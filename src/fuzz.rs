@@ -2,12 +2,18 @@
 //! analyzer, excerpts, Omnisearch reply parsing and folder normalisation. None may panic, and
 //! offsets must stay on character boundaries.
 //!
-//! `cargo test --test fuzz` runs 256 cases per property; for a longer hunt:
-//! `PROPTEST_CASES=100000 cargo test --release --test fuzz`.
+//! `cargo test fuzz` runs 256 cases per property; for a longer hunt:
+//! `PROPTEST_CASES=100000 cargo test --release --lib fuzz`. They are unit tests (not in
+//! `tests/`) because the code under test is internal to the crate.
 #![allow(clippy::unwrap_used)]
 
 use proptest::prelude::*;
-use vault_search::{analyzer, config, excerpt, omnisearch, output, query};
+
+use crate::cli::print as output;
+use crate::core as config;
+use crate::local::{analyzer, query};
+use crate::omnisearch;
+use crate::text::excerpt;
 
 /// Text that mixes the hard cases: ASCII syntax, quotes, dashes, controls, CJK, RTL, emoji,
 /// combining marks.

@@ -1,134 +1,16 @@
-//! The output contract: every type an agent or script parses, and the text format for people.
-//!
-//! JSON (`--json`) is one [`SearchResponse`] object. Fields may be added in later versions;
-//! existing fields never change meaning. The README documents the same schema.
+//! What the command line prints: text for people (sanitised, optionally highlighted) and
+//! JSON for scripts and agents (the types of [`crate::core`], serialised as they are).
 
 use std::io::{self, Write};
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-/// One search, as printed by `--json`.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct SearchResponse {
-    /// The query as typed (words joined with single spaces).
-    pub query: String,
-    /// Which engine answered: `omnisearch`, `local`, or `omnisearch (offline)`.
-    pub engine: String,
-    /// Wall time of the search, in seconds, rounded to milliseconds.
-    pub elapsed_seconds: f64,
-    /// Canonical vault directory.
-    pub vault: String,
-    /// `results.len()`.
-    pub total_results: usize,
-    pub results: Vec<SearchHit>,
-    /// Why nothing was searched (only with `engine: "omnisearch (offline)"`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-    /// True when the local index could not be refreshed (another process holds the writer), so
-    /// the answer comes from the last committed index.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub stale: bool,
-    /// Why the local engine answered in `auto` mode (Omnisearch failed: the reason).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fallback_reason: Option<String>,
-    /// In `auto` mode, when Omnisearch answered but too little (it requires every word, so
-    /// one extra word empties its answer) and the local engine answered instead: how many
-    /// hits Omnisearch had in scope.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub omnisearch_hits: Option<usize>,
-    /// `--source both`: the two engines side by side.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub comparison: Option<Comparison>,
-}
-
-/// `--source both`: both engines' answers to the same query.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct Comparison {
-    /// `omnisearch` or `omnisearch (offline)`.
-    pub omnisearch_engine: String,
-    /// Why Omnisearch did not answer, when it didn't.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub omnisearch_error: Option<String>,
-    pub omnisearch: Vec<SearchHit>,
-    pub local: Vec<SearchHit>,
-    /// k = the smaller list's length (at most `--limit`).
-    pub k: usize,
-    /// Paths in both top-k lists, divided by k (0 when k is 0).
-    pub overlap_at_k: f64,
-}
-
-/// One ranked note.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct SearchHit {
-    /// Vault-relative path with `/` separators.
-    pub path: String,
-    /// File name without `.md`.
-    pub basename: String,
-    /// Engine score, rounded to 2 decimals; comparable only within one response.
-    pub score: f64,
-    /// One line of plain text around the first match (`...` where cut).
-    pub excerpt: String,
-    /// The engine that produced this hit.
-    pub engine: String,
-    /// 1-based line of the note where the excerpt's match is; `null` when unknown.
-    pub line: Option<u64>,
-    /// The nearest heading above the match (the section to read); `null` when none.
-    #[serde(default)]
-    pub heading: Option<String>,
-    /// Frontmatter and inline tags of the note.
-    #[serde(default)]
-    pub tags: Vec<String>,
-    /// Frontmatter aliases of the note.
-    #[serde(default)]
-    pub aliases: Vec<String>,
-    /// The query words this note matched (normalised: lowercase, accents folded).
-    #[serde(default)]
-    pub matched: Vec<String>,
-    /// Normalised word forms to highlight in the excerpt (text output on a terminal).
-    #[serde(skip)]
-    pub highlight: Vec<String>,
-}
-
-/// The summary of one `vault-search index` run, as printed by `--json`.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
-pub struct IndexReport {
-    /// Notes in the index after the run.
-    pub notes: u64,
-    pub added: u64,
-    pub updated: u64,
-    pub removed: u64,
-    pub unchanged: u64,
-    /// Files that were not indexed (too large, unreadable, vanished), counted in `skipped`.
-    pub skipped: u64,
-    pub skipped_files: Vec<SkippedFile>,
-    pub elapsed_seconds: f64,
-    /// Where the index lives.
-    pub index_dir: String,
-    /// True when the whole index was (re)built from scratch.
-    pub rebuilt: bool,
-    /// True when another process was indexing, so this run did nothing.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub busy: bool,
-}
-
-/// A file the indexer skipped, and why.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
-pub struct SkippedFile {
-    pub path: String,
-    pub reason: String,
-}
-
-/// Rounds to `places` decimals, the way the JSON contract promises.
-pub fn round_to(x: f64, places: i32) -> f64 {
-    if !x.is_finite() {
-        return 0.0;
-    }
-    let f = 10f64.powi(places);
-    (x * f).round() / f
-}
+use crate::core::{Comparison, IndexReport, SearchResponse};
+use crate::local::analyzer;
+use crate::status::Status;
 
 /// Removes control characters and ANSI escape sequences so a note can't drive the terminal.
-pub fn sanitize_for_terminal(s: &str) -> String {
+pub(crate) fn sanitize_for_terminal(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let mut chars = s.chars().peekable();
     while let Some(c) = chars.next() {
@@ -176,7 +58,7 @@ fn is_bidi_control(c: char) -> bool {
 }
 
 /// Writes the human-readable form; `color` highlights the matched words (ANSI bold red).
-pub fn write_text(w: &mut dyn Write, r: &SearchResponse, color: bool) -> io::Result<()> {
+pub(crate) fn write_text(w: &mut dyn Write, r: &SearchResponse, color: bool) -> io::Result<()> {
     writeln!(
         w,
         "=== Vault Search: '{}' [{} - {:.3}s] vault={} ===",
@@ -251,12 +133,12 @@ fn write_comparison(w: &mut dyn Write, c: &Comparison) -> io::Result<()> {
 }
 
 /// Wraps the words of `text` whose normalised form is in `forms` in ANSI bold red.
-pub fn highlight(text: &str, forms: &[String]) -> String {
+pub(crate) fn highlight(text: &str, forms: &[String]) -> String {
     if forms.is_empty() {
         return text.to_string();
     }
-    let mut analyzer = crate::analyzer::text_analyzer();
-    let mut ranges: Vec<(usize, usize)> = crate::analyzer::analyze(&mut analyzer, text)
+    let mut analyzer = analyzer::text_analyzer();
+    let mut ranges: Vec<(usize, usize)> = analyzer::analyze(&mut analyzer, text)
         .into_iter()
         .filter(|t| forms.contains(&t.text))
         .map(|t| (t.offset_from, t.offset_to))
@@ -279,13 +161,13 @@ pub fn highlight(text: &str, forms: &[String]) -> String {
 }
 
 /// Writes `--json`: pretty-printed, non-ASCII kept as is, control characters escaped by serde.
-pub fn write_json<T: Serialize>(w: &mut dyn Write, value: &T) -> io::Result<()> {
+pub(crate) fn write_json<T: Serialize>(w: &mut dyn Write, value: &T) -> io::Result<()> {
     serde_json::to_writer_pretty(&mut *w, value)?;
     writeln!(w)
 }
 
 /// The one-line summary of an index run.
-pub fn index_summary(r: &IndexReport) -> String {
+pub(crate) fn index_summary(r: &IndexReport) -> String {
     if r.busy {
         return "another vault-search process is indexing this vault; nothing to do".to_string();
     }
@@ -293,6 +175,56 @@ pub fn index_summary(r: &IndexReport) -> String {
         "indexed {} notes: {} added, {} updated, {} removed, {} unchanged, {} skipped in {:.3}s",
         r.notes, r.added, r.updated, r.removed, r.unchanged, r.skipped, r.elapsed_seconds
     )
+}
+
+/// The report as text.
+pub(crate) fn status_text(st: &Status) -> String {
+    let mut out = String::new();
+    let mut line = |k: &str, v: String| out.push_str(&format!("{k:<18}{v}\n"));
+    line("vault", st.vault.clone());
+    line(
+        "index",
+        st.index_dir
+            .clone()
+            .unwrap_or_else(|| "(no cache directory)".into()),
+    );
+    if let Some(e) = &st.index_error {
+        line(
+            "index error",
+            format!("{e} (the next search or `index` rebuilds it)"),
+        );
+    } else if st.indexed {
+        line("notes indexed", st.notes.to_string());
+        line(
+            "index size",
+            format!("{:.1} MiB", st.index_bytes as f64 / 1048576.0),
+        );
+        line(
+            "last indexed",
+            st.last_indexed_at.clone().unwrap_or_default(),
+        );
+        line(
+            "changed since",
+            st.changed_since
+                .map_or("?".into(), |n| format!("{n} notes")),
+        );
+    } else {
+        line(
+            "notes indexed",
+            "none yet (the first search or `index` builds it)".into(),
+        );
+    }
+    line("schema", st.schema.clone());
+    let omni = if st.omnisearch_answers {
+        "answers".to_string()
+    } else {
+        format!(
+            "no answer ({})",
+            st.omnisearch_error.clone().unwrap_or_default()
+        )
+    };
+    line("omnisearch", format!("port {}: {omni}", st.omnisearch_port));
+    out
 }
 
 #[cfg(test)]
@@ -313,11 +245,5 @@ mod tests {
         let h = highlight("Kotlin bootstrap, kotlincompile x", &["kotlin".into()]);
         assert_eq!(h, "\u{1b}[1;31mKotlin\u{1b}[0m bootstrap, kotlincompile x");
         assert_eq!(highlight("abc", &[]), "abc");
-    }
-
-    #[test]
-    fn rounds() {
-        assert_eq!(round_to(41.237, 2), 41.24);
-        assert_eq!(round_to(f64::NAN, 2), 0.0);
     }
 }

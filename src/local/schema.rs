@@ -11,10 +11,10 @@ use tantivy::schema::{
     BytesOptions, Field, IndexRecordOption, NumericOptions, Schema, TextFieldIndexing, TextOptions,
 };
 
-use crate::analyzer;
+use super::analyzer;
 
 /// The embedded definition.
-pub const DEFINITION: &str = include_str!("../index-schema/schema.json");
+pub(crate) const DEFINITION: &str = include_str!("../../index-schema/schema.json");
 
 #[derive(Debug, Deserialize)]
 struct Definition {
@@ -39,7 +39,7 @@ struct FieldDef {
 
 /// The schema and a handle for every field the code uses.
 #[derive(Debug, Clone)]
-pub struct Fields {
+pub(crate) struct Fields {
     pub schema: Schema,
     pub version: u32,
     pub path: Field,
@@ -55,7 +55,7 @@ pub struct Fields {
 }
 
 /// The schema version together with the analyzer version: what a stored index must match.
-pub fn index_format() -> String {
+pub(crate) fn index_format() -> String {
     format!(
         "schema-{}+analyzer-{}",
         fields().version,
@@ -64,7 +64,7 @@ pub fn index_format() -> String {
 }
 
 /// The process-wide schema (parsed once).
-pub fn fields() -> &'static Fields {
+pub(crate) fn fields() -> &'static Fields {
     static FIELDS: OnceLock<Fields> = OnceLock::new();
     FIELDS.get_or_init(|| match build(DEFINITION) {
         Ok(f) => f,

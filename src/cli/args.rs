@@ -1,7 +1,7 @@
 //! Command-line flags, exactly as the user types them.
 //!
-//! Nothing here reads the environment or the disk: [`crate::config`] resolves these raw flags
-//! (plus environment variables and defaults) into the one [`crate::config::Config`] that the
+//! Nothing here reads the environment or the disk: [`super::config`] resolves these raw flags
+//! (plus environment variables and defaults) into the one [`super::config::Config`] that the
 //! rest of the program sees.
 
 use std::path::PathBuf;
@@ -27,40 +27,40 @@ Examples:
     subcommand_negates_reqs = true,
     help_expected = true
 )]
-pub struct Args {
+pub(crate) struct Args {
     #[command(subcommand)]
-    pub command: Option<Command>,
+    pub(crate) command: Option<Command>,
 
     #[command(flatten)]
-    pub search: SearchArgs,
+    pub(crate) search: SearchArgs,
 
     #[command(flatten)]
-    pub global: GlobalArgs,
+    pub(crate) global: GlobalArgs,
 }
 
 /// Flags accepted before or after any subcommand.
 #[derive(Debug, Clone, Default, ClapArgs)]
-pub struct GlobalArgs {
+pub(crate) struct GlobalArgs {
     /// Vault directory [default: $OBSIDIAN_VAULT, else $OBSIDIAN_VAULT_PATH, else ~/Vault]
     #[arg(long, global = true, value_name = "DIR")]
-    pub vault: Option<PathBuf>,
+    pub(crate) vault: Option<PathBuf>,
 
     /// Where the offline index lives [default: $VAULT_SEARCH_CACHE_DIR, else the user cache dir]
     #[arg(long, global = true, value_name = "DIR")]
-    pub cache_dir: Option<PathBuf>,
+    pub(crate) cache_dir: Option<PathBuf>,
 
     /// Print one JSON object instead of text
     #[arg(long, global = true)]
-    pub json: bool,
+    pub(crate) json: bool,
 
     /// Highlight matched words in text output [auto: on a terminal, unless $NO_COLOR is set]
     #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
-    pub color: ColorChoice,
+    pub(crate) color: ColorChoice,
 }
 
 /// When to color text output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
-pub enum ColorChoice {
+pub(crate) enum ColorChoice {
     /// On a terminal, unless $NO_COLOR is set
     #[default]
     Auto,
@@ -71,7 +71,7 @@ pub enum ColorChoice {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Search the vault (the explicit form, for a query that equals a subcommand name)
     Search(SearchArgs),
     /// Build or update the offline index (meant for cron or an agent's hook)
@@ -85,41 +85,42 @@ pub enum Command {
 }
 
 #[derive(Debug, Clone, ClapArgs)]
-pub struct StatusArgs {
+pub(crate) struct StatusArgs {
     /// Omnisearch HTTP port (1-65535) [default: $OMNISEARCH_PORT, else 51361]
     #[arg(long, value_name = "P", value_parser = clap::value_parser!(u16).range(1..))]
-    pub port: Option<u16>,
+    pub(crate) port: Option<u16>,
 }
 
 #[derive(Debug, Clone, ClapArgs)]
-pub struct SkillArgs {
+pub(crate) struct SkillArgs {
     /// Write the skill to ~/.claude/skills/vault-search/SKILL.md instead of printing it
     #[arg(long)]
-    pub install: bool,
+    pub(crate) install: bool,
 
     /// With --install: the skills directory to write into [default: ~/.claude/skills]
     #[arg(long, value_name = "DIR", requires = "install")]
-    pub dir: Option<PathBuf>,
+    pub(crate) dir: Option<PathBuf>,
 
     /// With --install: overwrite a SKILL.md that vault-search did not write
     #[arg(long, requires = "install")]
-    pub force: bool,
+    pub(crate) force: bool,
 
     /// Print the one-paragraph directive for AGENTS.md / CLAUDE.md instead
     #[arg(long, conflicts_with = "install")]
-    pub agents_md: bool,
+    pub(crate) agents_md: bool,
 }
 
 #[derive(Debug, Clone, ClapArgs)]
-pub struct CompletionsArgs {
+pub(crate) struct CompletionsArgs {
     /// The shell
     #[arg(value_enum)]
-    pub shell: clap_complete::Shell,
+    pub(crate) shell: clap_complete::Shell,
 }
 
-/// Which engine answers a search.
+/// Which engine answers a search (the flag's values; [`crate::core::Source`] is what the
+/// engines see).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
-pub enum Source {
+pub(crate) enum SourceArg {
     /// Omnisearch when Obsidian answers, else the local index
     #[default]
     Auto,
@@ -132,54 +133,54 @@ pub enum Source {
 }
 
 #[derive(Debug, Clone, ClapArgs)]
-pub struct SearchArgs {
+pub(crate) struct SearchArgs {
     /// Words to search for; several words are joined with spaces. Supports "quoted phrases" and -exclusions
     #[arg(value_name = "QUERY", required = true, num_args = 1.., allow_hyphen_values = false)]
-    pub query: Vec<String>,
+    pub(crate) query: Vec<String>,
 
     /// How many results to print (1-1000)
     #[arg(short = 'n', long, default_value_t = 10, value_parser = clap::value_parser!(u16).range(1..=1000))]
-    pub limit: u16,
+    pub(crate) limit: u16,
 
     /// Only notes below this vault-relative folder
     #[arg(long, value_name = "F")]
-    pub folder: Option<String>,
+    pub(crate) folder: Option<String>,
 
     /// Skip notes below this vault-relative folder (repeatable)
     #[arg(long, value_name = "X")]
-    pub exclude: Vec<String>,
+    pub(crate) exclude: Vec<String>,
 
     /// Which engine answers
-    #[arg(long, value_enum, default_value_t = Source::Auto)]
-    pub source: Source,
+    #[arg(long, value_enum, default_value_t = SourceArg::Auto)]
+    pub(crate) source: SourceArg,
 
     /// Omnisearch HTTP port (1-65535) [default: $OMNISEARCH_PORT, else 51361]
     #[arg(long, value_name = "P", value_parser = clap::value_parser!(u16).range(1..))]
-    pub port: Option<u16>,
+    pub(crate) port: Option<u16>,
 
     /// Search the index as it is, without the freshness check (for cron-maintained indexes)
     #[arg(long)]
-    pub no_refresh: bool,
+    pub(crate) no_refresh: bool,
 
     /// Also search the files Obsidian's "Excluded files" setting hides (local engine)
     #[arg(long)]
-    pub include_ignored: bool,
+    pub(crate) include_ignored: bool,
 }
 
 #[derive(Debug, Clone, ClapArgs)]
-pub struct IndexArgs {
+pub(crate) struct IndexArgs {
     /// Throw the index away and build it again from scratch
     #[arg(long)]
-    pub rebuild: bool,
+    pub(crate) rebuild: bool,
 
     /// Skip notes larger than this many bytes (they are counted and named in --json)
-    #[arg(long, value_name = "BYTES", default_value_t = crate::config::DEFAULT_MAX_NOTE_BYTES)]
-    pub max_note_bytes: u64,
+    #[arg(long, value_name = "BYTES", default_value_t = crate::core::DEFAULT_MAX_NOTE_BYTES)]
+    pub(crate) max_note_bytes: u64,
 }
 
 /// Parses `std::env::args`; help and version print and exit 0, a usage error prints one line
 /// `vault-search: …` and exits 2.
-pub fn parse_args() -> Result<Args, std::process::ExitCode> {
+pub(crate) fn parse_args() -> Result<Args, std::process::ExitCode> {
     use clap::error::ErrorKind;
     match <Args as Parser>::try_parse() {
         Ok(a) => Ok(a),
@@ -213,5 +214,17 @@ fn first_line(s: &str) -> String {
         "invalid arguments".to_string()
     } else {
         line.to_string()
+    }
+}
+
+impl From<SourceArg> for crate::core::Source {
+    fn from(s: SourceArg) -> crate::core::Source {
+        use crate::core::Source;
+        match s {
+            SourceArg::Auto => Source::Auto,
+            SourceArg::Omnisearch => Source::Omnisearch,
+            SourceArg::Local => Source::Local,
+            SourceArg::Both => Source::Both,
+        }
     }
 }

@@ -6,7 +6,7 @@
 
 /// A heading line.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Heading {
+pub(crate) struct Heading {
     /// 1–6.
     pub level: u8,
     pub text: String,
@@ -16,7 +16,7 @@ pub struct Heading {
 
 /// Metadata extracted from one note.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct NoteMeta {
+pub(crate) struct NoteMeta {
     /// Byte offset where the content after the frontmatter starts (0 without frontmatter).
     pub body_start: usize,
     pub aliases: Vec<String>,
@@ -25,10 +25,10 @@ pub struct NoteMeta {
 }
 
 /// At most this many headings are kept per note (a generated note may have 100,000).
-pub const MAX_HEADINGS: usize = 10_000;
+pub(crate) const MAX_HEADINGS: usize = 10_000;
 
 /// Parses the metadata of a note.
-pub fn parse(text: &str) -> NoteMeta {
+pub(crate) fn parse(text: &str) -> NoteMeta {
     let mut meta = NoteMeta::default();
     let (fm, body_start) = split_frontmatter(text);
     meta.body_start = body_start;
@@ -75,7 +75,7 @@ pub fn parse(text: &str) -> NoteMeta {
 }
 
 /// The text of the nearest heading at or above byte offset `pos`.
-pub fn heading_at(meta: &NoteMeta, pos: usize) -> Option<String> {
+pub(crate) fn heading_at(meta: &NoteMeta, pos: usize) -> Option<String> {
     meta.headings
         .iter()
         .take_while(|h| h.offset <= pos)

@@ -1,0 +1,114 @@
+//! The command-line front-end: flags ([`args`]) become one resolved [`config::Config`], the
+//! library does the work, and only this module (with `main`) prints — results to stdout,
+//! warnings and errors to stderr, one line each.
+
+mod args;
+mod config;
+pub(crate) mod print;
+mod progress;
+mod skill;
+
+use std::io::{self, Write};
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+
+use config::{Action, Config};
+
+/// The whole program: parse, resolve, run, and map errors to one line and exit 2.
+pub fn main() -> ExitCode {
+    let args = match args::parse_args() {
+        Ok(args) => args,
+        Err(code) => return code,
+    };
+    match Config::resolve(args).and_then(|config| run(&config)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("vault-search: {}", one_line(&format!("{err:#}")));
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Errors are promised to fit on one line.
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn warn_all(warnings: &[String]) {
+    for w in warnings {
+        eprintln!("vault-search: {}", one_line(w));
+    }
+}
+
+/// Runs one resolved command line: prints its output to stdout.
+fn run(config: &Config) -> Result<()> {
+    // One write at the end instead of one per line (stdout is line-buffered, and an agent
+    // reading a pipe is woken for each).
+    let mut out = io::BufWriter::with_capacity(64 * 1024, io::stdout().lock());
+    let written = match &config.action {
+        Action::Search(opts) => {
+            let response = crate::search(opts)?;
+            warn_all(&response.warnings);
+            if response.stale && !config.json {
+                eprintln!(
+                    "vault-search: another process is updating the index; results may be stale"
+                );
+            }
+            if config.json {
+                print::write_json(&mut out, &response)
+            } else {
+                print::write_text(&mut out, &response, config.color)
+            }
+        }
+        Action::Status { port } => {
+            let st = crate::status(&config.vault, config.cache_dir.as_deref(), *port)?;
+            if config.json {
+                print::write_json(&mut out, &st)
+            } else {
+                write!(out, "{}", print::status_text(&st))
+            }
+        }
+        Action::Skill(s) => {
+            let bin = skill::binary_path()?;
+            if s.agents_md {
+                write!(out, "{}", skill::agents_md(&bin))
+            } else if s.install {
+                let path = skill::install_path(s.dir.as_deref())?;
+                skill::install(&path, &skill::skill_md(&bin, &config.vault), s.force)?;
+                writeln!(out, "installed {}", path.display())
+            } else {
+                write!(out, "{}", skill::skill_md(&bin, &config.vault))
+            }
+        }
+        Action::Completions(shell) => {
+            use clap::CommandFactory;
+            let mut cmd = args::Args::command();
+            clap_complete::generate(*shell, &mut cmd, "vault-search", &mut out);
+            Ok(())
+        }
+        Action::Index(i) => {
+            let cache_dir = config.cache_dir.clone().context(
+                "no cache directory on this system: pass --cache-dir DIR or set VAULT_SEARCH_CACHE_DIR",
+            )?;
+            let mut opts = crate::IndexOptions::new(&config.vault, cache_dir);
+            opts.rebuild = i.rebuild;
+            opts.max_note_bytes = i.max_note_bytes;
+            let report = {
+                let progress = progress::TerminalProgress::default();
+                crate::index_with_progress(&opts, &progress)?
+            };
+            warn_all(&report.warnings);
+            if config.json {
+                print::write_json(&mut out, &report)
+            } else {
+                writeln!(out, "{}", print::index_summary(&report))
+            }
+        }
+    };
+    match written.and_then(|()| out.flush()) {
+        // A reader that stopped reading (`| head`) is not an error worth a message.
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        other => Ok(other?),
+    }
+}

@@ -1,0 +1,23 @@
+//! The search vocabulary every layer speaks: what a search asks (options, scope, source), what
+//! it answers (response, hits, warnings), and the few errors code branches on.
+//!
+//! It is the ground floor: no clap, no printing, no I/O, no engine. The engines build on it,
+//! the dispatcher picks among them, and the front-ends (CLI, MCP, HTTP) map their own inputs
+//! onto these types and print what comes back.
+
+mod error;
+mod options;
+mod response;
+mod scope;
+
+pub use error::EngineError;
+pub(crate) use options::NoProgress;
+pub use options::{
+    IndexOptions, IndexProgress, Limits, SearchOptions, Source, DEFAULT_MAX_NOTE_BYTES,
+    DEFAULT_PORT,
+};
+pub use response::{
+    round_to, Comparison, IndexReport, SearchHit, SearchResponse, SkippedFile, ENGINE_BOTH,
+    ENGINE_LOCAL, ENGINE_OFFLINE, ENGINE_OMNISEARCH,
+};
+pub use scope::{normalize_folder, Scope};

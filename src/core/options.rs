@@ -1,0 +1,133 @@
+//! What a caller asks for: one search, one index run, and the limits the engines are handed.
+
+use std::path::PathBuf;
+
+/// Default Omnisearch HTTP port (the plugin's own default, `httpApiPort`).
+pub const DEFAULT_PORT: u16 = 51361;
+/// Notes larger than this are skipped (and counted) by the indexer.
+pub const DEFAULT_MAX_NOTE_BYTES: u64 = 10 * 1024 * 1024;
+
+/// Which engine answers a search.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Source {
+    /// Omnisearch when Obsidian answers, else the local index.
+    #[default]
+    Auto,
+    /// Only the Omnisearch plugin's HTTP API.
+    Omnisearch,
+    /// Only the local index.
+    Local,
+    /// Both engines side by side, for ranking comparisons.
+    Both,
+}
+
+/// The resource limits of the local engine, decided once by the front-end and handed down.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Notes larger than this many bytes are skipped (and reported), never read whole.
+    pub max_note_bytes: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            max_note_bytes: DEFAULT_MAX_NOTE_BYTES,
+        }
+    }
+}
+
+/// Everything one search needs; the library entry point [`crate::search`] takes this.
+#[derive(Debug, Clone)]
+pub struct SearchOptions {
+    /// The vault directory (canonicalised by the caller or not: it is used as given).
+    pub vault: PathBuf,
+    /// User cache directory; the index lives in `<cache_dir>/vault-search/<vault id>/`.
+    /// `None` keeps the index in memory for this call only.
+    pub cache_dir: Option<PathBuf>,
+    /// Query text: words, `"quoted phrases"`, `-excluded` words.
+    pub query: String,
+    /// At most this many results.
+    pub limit: usize,
+    /// Folder filter.
+    pub scope: crate::core::Scope,
+    /// Which engine answers.
+    pub source: Source,
+    /// Omnisearch HTTP port.
+    pub port: u16,
+    /// Refresh the local index (stat walk) before searching.
+    pub refresh: bool,
+    /// Also return notes hidden by Obsidian's "Excluded files" (local engine).
+    pub include_ignored: bool,
+    /// Limits of the local engine when a search refreshes or builds the index.
+    pub limits: Limits,
+}
+
+impl SearchOptions {
+    /// Options for a search of `vault` with the defaults of the command line.
+    pub fn new(vault: impl Into<PathBuf>, query: impl Into<String>) -> SearchOptions {
+        SearchOptions {
+            vault: vault.into(),
+            cache_dir: None,
+            query: query.into(),
+            limit: 10,
+            scope: crate::core::Scope::default(),
+            source: Source::Auto,
+            port: DEFAULT_PORT,
+            refresh: true,
+            include_ignored: false,
+            limits: Limits::default(),
+        }
+    }
+}
+
+/// Options for [`crate::index()`].
+#[derive(Debug, Clone)]
+pub struct IndexOptions {
+    /// The vault directory.
+    pub vault: PathBuf,
+    /// The user cache directory (the index goes to `<cache_dir>/vault-search/<vault id>/`).
+    pub cache_dir: PathBuf,
+    /// Rebuild from scratch.
+    pub rebuild: bool,
+    /// Skip notes larger than this.
+    pub max_note_bytes: u64,
+}
+
+impl IndexOptions {
+    /// Incremental update with the default size cap.
+    pub fn new(vault: impl Into<PathBuf>, cache_dir: impl Into<PathBuf>) -> Self {
+        IndexOptions {
+            vault: vault.into(),
+            cache_dir: cache_dir.into(),
+            rebuild: false,
+            max_note_bytes: DEFAULT_MAX_NOTE_BYTES,
+        }
+    }
+
+    pub(crate) fn limits(&self) -> Limits {
+        Limits {
+            max_note_bytes: self.max_note_bytes,
+        }
+    }
+}
+
+/// Progress of an index run, reported to whoever drew a bar for it (a front-end). Called from
+/// the indexing threads, hence `Sync`.
+pub trait IndexProgress: Sync {
+    /// The run is about to write `total` notes.
+    fn start(&self, total: u64);
+    /// One more note was written.
+    fn inc(&self);
+    /// All notes are written; the commit (and maybe a merge) follows.
+    fn committing(&self);
+}
+
+/// Reports nothing.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct NoProgress;
+
+impl IndexProgress for NoProgress {
+    fn start(&self, _total: u64) {}
+    fn inc(&self) {}
+    fn committing(&self) {}
+}

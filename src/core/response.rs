@@ -1,0 +1,154 @@
+//! The output contract: every type an agent or script parses.
+//!
+//! JSON (`--json`, the MCP server's structured answer, `serve`'s `/api/search`) is one
+//! [`SearchResponse`] object. Fields may be added in later versions; existing fields never
+//! change meaning. The README documents the same schema.
+
+use serde::{Deserialize, Serialize};
+
+/// `engine` of a hit or an answer from the Omnisearch plugin.
+pub const ENGINE_OMNISEARCH: &str = "omnisearch";
+/// `engine` of an answer when `--source omnisearch` could not reach the plugin.
+pub const ENGINE_OFFLINE: &str = "omnisearch (offline)";
+/// `engine` of a hit or an answer from the local index.
+pub const ENGINE_LOCAL: &str = "local";
+/// `engine` of a `--source both` answer.
+pub const ENGINE_BOTH: &str = "both";
+
+/// One search, as printed by `--json`.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct SearchResponse {
+    /// The query as typed (words joined with single spaces).
+    pub query: String,
+    /// Which engine answered: `omnisearch`, `local`, or `omnisearch (offline)`.
+    pub engine: String,
+    /// Wall time of the search, in seconds, rounded to milliseconds.
+    pub elapsed_seconds: f64,
+    /// Canonical vault directory.
+    pub vault: String,
+    /// `results.len()`.
+    pub total_results: usize,
+    pub results: Vec<SearchHit>,
+    /// Why nothing was searched (only with `engine: "omnisearch (offline)"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// True when the local index could not be refreshed (another process holds the writer), so
+    /// the answer comes from the last committed index.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub stale: bool,
+    /// Why the local engine answered in `auto` mode (Omnisearch failed: the reason).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fallback_reason: Option<String>,
+    /// In `auto` mode, when Omnisearch answered but too little (it requires every word, so
+    /// one extra word empties its answer) and the local engine answered instead: how many
+    /// hits Omnisearch had in scope.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub omnisearch_hits: Option<usize>,
+    /// `--source both`: the two engines side by side.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub comparison: Option<Comparison>,
+    /// Things the caller should know that did not stop the search, one sentence each: the
+    /// index was rebuilt, searched stale, or kept in memory; an exclusion pattern was bad.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+}
+
+/// `--source both`: both engines' answers to the same query.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Comparison {
+    /// `omnisearch` or `omnisearch (offline)`.
+    pub omnisearch_engine: String,
+    /// Why Omnisearch did not answer, when it didn't.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub omnisearch_error: Option<String>,
+    pub omnisearch: Vec<SearchHit>,
+    pub local: Vec<SearchHit>,
+    /// k = the smaller list's length (at most `--limit`).
+    pub k: usize,
+    /// Paths in both top-k lists, divided by k (0 when k is 0).
+    pub overlap_at_k: f64,
+}
+
+/// One ranked note.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct SearchHit {
+    /// Vault-relative path with `/` separators.
+    pub path: String,
+    /// File name without `.md`.
+    pub basename: String,
+    /// Engine score, rounded to 2 decimals; comparable only within one response.
+    pub score: f64,
+    /// One line of plain text around the first match (`...` where cut).
+    pub excerpt: String,
+    /// The engine that produced this hit.
+    pub engine: String,
+    /// 1-based line of the note where the excerpt's match is; `null` when unknown.
+    pub line: Option<u64>,
+    /// The nearest heading above the match (the section to read); `null` when none.
+    #[serde(default)]
+    pub heading: Option<String>,
+    /// Frontmatter and inline tags of the note.
+    #[serde(default)]
+    pub tags: Vec<String>,
+    /// Frontmatter aliases of the note.
+    #[serde(default)]
+    pub aliases: Vec<String>,
+    /// The query words this note matched (normalised: lowercase, accents folded).
+    #[serde(default)]
+    pub matched: Vec<String>,
+    /// Normalised word forms to highlight in the excerpt (text output on a terminal).
+    #[serde(skip)]
+    pub highlight: Vec<String>,
+}
+
+/// The summary of one `vault-search index` run, as printed by `--json`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct IndexReport {
+    /// Notes in the index after the run.
+    pub notes: u64,
+    pub added: u64,
+    pub updated: u64,
+    pub removed: u64,
+    pub unchanged: u64,
+    /// Files that were not indexed (too large, unreadable, vanished), counted in `skipped`.
+    pub skipped: u64,
+    pub skipped_files: Vec<SkippedFile>,
+    pub elapsed_seconds: f64,
+    /// Where the index lives.
+    pub index_dir: String,
+    /// True when the whole index was (re)built from scratch.
+    pub rebuilt: bool,
+    /// True when another process was indexing, so this run did nothing.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub busy: bool,
+    /// Things that did not stop the run, one sentence each (e.g. why the index was rebuilt).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+}
+
+/// A file the indexer skipped, and why.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct SkippedFile {
+    pub path: String,
+    pub reason: String,
+}
+
+/// Rounds to `places` decimals, the way the JSON contract promises.
+pub fn round_to(x: f64, places: i32) -> f64 {
+    if !x.is_finite() {
+        return 0.0;
+    }
+    let f = 10f64.powi(places);
+    (x * f).round() / f
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rounds() {
+        assert_eq!(round_to(41.237, 2), 41.24);
+        assert_eq!(round_to(f64::NAN, 2), 0.0);
+    }
+}

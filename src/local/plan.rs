@@ -1,0 +1,211 @@
+//! The difference between the vault and the index: which notes to add, re-write or remove.
+//!
+//! Only notes whose size or mtime differ from the manifest (or that are racily clean) are
+//! read and hashed; nothing here writes.
+
+use std::fs::File;
+use std::io::{ErrorKind, Read};
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use tantivy::schema::Value;
+use tantivy::TantivyDocument;
+
+use super::manifest::{Known, Manifest};
+use super::schema;
+use super::store::{self, Payload};
+use super::walk::{walk, Batch, DiskNote};
+use crate::core::SkippedFile;
+
+/// Notes modified less than this before the previous run started are hashed again.
+pub(crate) const RACY_WINDOW_NS: i64 = 2_000_000_000;
+/// A note whose content must be (re)written.
+#[derive(Debug)]
+pub(super) struct Upsert {
+    pub(super) note: DiskNote,
+    /// Content already read while comparing hashes (`None`: read it when writing).
+    pub(super) bytes: Option<Vec<u8>>,
+    /// Replaces an existing document.
+    pub(super) replaces: bool,
+    /// Same content, new size/mtime: re-written only to record them (counted as unchanged).
+    pub(super) touched: bool,
+}
+
+/// The difference between the vault and the index.
+#[derive(Debug, Default)]
+pub(super) struct Plan {
+    pub(super) upserts: Vec<Upsert>,
+    pub(super) removes: Vec<String>,
+    pub(super) unchanged: u64,
+    pub(super) skipped: Vec<SkippedFile>,
+    /// Racily clean notes that had to be read and turned out unchanged. Committing a new
+    /// run start (an empty commit) stops them being read again on every run, once their mtime
+    /// is older than the racy window.
+    pub(super) rechecked: u64,
+    /// The newest mtime among them.
+    pub(super) rechecked_mtime_ns: i64,
+}
+
+impl Plan {
+    /// Nothing to write: the index matches the vault.
+    pub(super) fn is_noop(&self) -> bool {
+        self.upserts.is_empty() && self.removes.is_empty()
+    }
+
+    /// Adds entries the walk could not read (listed first).
+    pub(super) fn add_skipped(&mut self, mut walk_skipped: Vec<SkippedFile>) {
+        walk_skipped.append(&mut self.skipped);
+        self.skipped = walk_skipped;
+    }
+
+    /// The index matches the vault, but recording this run's start would spare the next runs
+    /// from re-reading racily clean notes.
+    pub(super) fn wants_bump(&self) -> bool {
+        self.rechecked > 0 && self.rechecked_mtime_ns < store::now_ns() - RACY_WINDOW_NS
+    }
+}
+
+/// An empty index: every note on disk is to be added.
+pub(super) fn plan_fresh(disk: &mut dyn Iterator<Item = Batch>) -> Plan {
+    let mut plan = Plan::default();
+    for batch in disk {
+        plan.upserts.extend(batch.notes().map(|note| Upsert {
+            note,
+            bytes: None,
+            replaces: false,
+            touched: false,
+        }));
+    }
+    plan
+}
+
+/// Compares the notes on disk with `known`, the manifest of `searcher`'s commit. Only notes
+/// whose size or mtime differ (or that are racily clean) are read and hashed; nothing is
+/// written. The walk's own unreadable entries are the caller's to add ([`Plan::add_skipped`]).
+pub(super) fn plan_with(
+    searcher: &tantivy::Searcher,
+    mut known: Manifest,
+    payload: Option<&Payload>,
+    vault: &Path,
+    disk: &mut dyn Iterator<Item = Batch>,
+    max_note_bytes: u64,
+) -> Result<Plan> {
+    let racy_after = payload.map_or(i64::MIN, |p| p.run_started_ns - RACY_WINDOW_NS);
+    let mut plan = Plan::default();
+    // The usual note is unchanged: its path is built in this one buffer, looked up, and
+    // forgotten; only the others become owned notes.
+    let mut rel = String::new();
+    for batch in disk {
+        for n in batch.iter() {
+            n.rel_into(&mut rel);
+            let k = known.take(&rel);
+            if let Some(k) = &k {
+                if k.size == n.size && k.mtime_ns == n.mtime_ns && k.mtime_ns < racy_after {
+                    plan.unchanged += 1;
+                    continue;
+                }
+            }
+            plan.consider(searcher, vault, n.to_disk_note(&rel), k, max_note_bytes)?;
+        }
+    }
+    plan.removes.extend(known.untaken());
+    Ok(plan)
+}
+
+impl Plan {
+    /// A note that is new, or whose size or mtime differ, or that is racily clean: read and
+    /// hashed to decide.
+    fn consider(
+        &mut self,
+        searcher: &tantivy::Searcher,
+        vault: &Path,
+        note: DiskNote,
+        known: Option<Known>,
+        max_note_bytes: u64,
+    ) -> Result<()> {
+        let fields = schema::fields();
+        let Some(k) = known else {
+            self.upserts.push(Upsert {
+                note,
+                bytes: None,
+                replaces: false,
+                touched: false,
+            });
+            return Ok(());
+        };
+        let stat_same = k.size == note.size && k.mtime_ns == note.mtime_ns;
+        let bytes = match read_capped(&note.path(vault), max_note_bytes, note.size) {
+            Ok(b) => b,
+            Err(reason) => {
+                self.skipped.push(SkippedFile {
+                    path: note.rel.clone(),
+                    reason,
+                });
+                self.removes.push(note.rel);
+                return Ok(());
+            }
+        };
+        let old: TantivyDocument = searcher.doc(k.addr).context("reading a stored note")?;
+        let same = old
+            .get_first(fields.hash)
+            .and_then(|v| v.as_bytes())
+            .is_some_and(|h| h == blake3::hash(&bytes).as_bytes());
+        if same && stat_same {
+            self.unchanged += 1;
+            self.rechecked += 1;
+            self.rechecked_mtime_ns = self.rechecked_mtime_ns.max(note.mtime_ns);
+            return Ok(());
+        }
+        self.upserts.push(Upsert {
+            note,
+            bytes: Some(bytes),
+            replaces: true,
+            touched: same,
+        });
+        Ok(())
+    }
+}
+
+/// How many notes differ between the vault and the index by size and mtime alone (added,
+/// modified or removed), without reading any note.
+pub(crate) fn changed_by_stat(searcher: &tantivy::Searcher, vault: &Path) -> Result<u64> {
+    let mut known = Manifest::read(searcher)?;
+    let (disk, _) = walk(vault);
+    let mut changed = 0u64;
+    for note in disk {
+        match known.take(&note.rel) {
+            Some(k) if k.size == note.size && k.mtime_ns == note.mtime_ns => {}
+            _ => changed += 1,
+        }
+    }
+    Ok(changed + known.untaken_len() as u64)
+}
+
+/// Reads a file of at most `cap` bytes; the reason as text when it can't.
+pub(super) fn read_capped(path: &Path, cap: u64, size_hint: u64) -> Result<Vec<u8>, String> {
+    let file = File::open(path).map_err(|e| match e.kind() {
+        ErrorKind::NotFound => "vanished before it could be read".to_string(),
+        _ => format!("cannot read: {e}"),
+    })?;
+    // Sized from the walk's stat: the note comes in one read (and one more that sees the
+    // end), not in the doubling reads of an empty buffer.
+    let mut bytes = Vec::with_capacity(usize::try_from(size_hint.min(cap)).unwrap_or(0) + 1);
+    file.take(cap.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read: {e}"))?;
+    if bytes.len() as u64 > cap {
+        return Err(format!("larger than {cap} bytes (see --max-note-bytes)"));
+    }
+    Ok(bytes)
+}
+
+/// UTF-8 with invalid sequences replaced; a leading BOM is dropped.
+pub(super) fn decode(bytes: Vec<u8>) -> String {
+    // Valid UTF-8 (nearly every note) keeps its buffer: no copy of the note.
+    let mut text = String::from_utf8(bytes)
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+    if text.starts_with('\u{feff}') {
+        text.drain(..'\u{feff}'.len_utf8());
+    }
+    text
+}

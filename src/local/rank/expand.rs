@@ -1,0 +1,301 @@
+//! Term expansion: each query word becomes the dictionary terms it may stand for — itself,
+//! its inflections (same English stem), longer words it is a prefix of, and words one or two
+//! typos away — each with a weight below 1 unless exact.
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use anyhow::{Context, Result};
+use levenshtein_automata::{Distance, LevenshteinAutomatonBuilder, DFA};
+use tantivy::schema::Field;
+use tantivy::tokenizer::{RawTokenizer, Stemmer, TextAnalyzer, TokenStream};
+use tantivy::{Searcher, Term};
+
+use super::{tune, ExpandedTerm, MatchKind, Variants};
+use crate::local::query::ParsedQuery;
+use crate::local::schema::Fields;
+
+/// At most this many prefix/typo variants per term and field (the closest are kept).
+const MAX_VARIANTS: usize = 24;
+/// At most this many dictionary entries are scanned per prefix range.
+const MAX_SCAN: usize = 4096;
+
+fn lev_builder(distance: u8) -> &'static LevenshteinAutomatonBuilder {
+    static B1: OnceLock<LevenshteinAutomatonBuilder> = OnceLock::new();
+    static B2: OnceLock<LevenshteinAutomatonBuilder> = OnceLock::new();
+    if distance <= 1 {
+        B1.get_or_init(|| LevenshteinAutomatonBuilder::new(1, true))
+    } else {
+        B2.get_or_init(|| LevenshteinAutomatonBuilder::new(2, true))
+    }
+}
+
+/// A Levenshtein DFA as an FST automaton.
+struct Lev<'a>(&'a DFA);
+
+impl tantivy_fst::Automaton for Lev<'_> {
+    type State = u32;
+    fn start(&self) -> u32 {
+        self.0.initial_state()
+    }
+    fn is_match(&self, s: &u32) -> bool {
+        matches!(self.0.distance(*s), Distance::Exact(_))
+    }
+    fn can_match(&self, s: &u32) -> bool {
+        *s != levenshtein_automata::SINK_STATE
+    }
+    fn accept(&self, s: &u32, b: u8) -> u32 {
+        self.0.transition(*s, b)
+    }
+}
+
+/// English stem of a lowercase word.
+pub(super) fn stem(stemmer: &mut TextAnalyzer, word: &str) -> String {
+    let mut s = stemmer.token_stream(word);
+    if s.advance() {
+        s.token().text.clone()
+    } else {
+        word.to_string()
+    }
+}
+
+/// A stemmer analyzer (English Snowball).
+pub(super) fn stemmer() -> TextAnalyzer {
+    TextAnalyzer::builder(RawTokenizer::default())
+        .filter(Stemmer::default())
+        .build()
+}
+
+fn is_stemmable(w: &str) -> bool {
+    w.len() >= 4 && w.bytes().all(|b| b.is_ascii_lowercase())
+}
+
+/// Finds the variants of `term` in the dictionaries of the searched fields.
+pub(super) fn expand(
+    searcher: &Searcher,
+    fields: &Fields,
+    term: &str,
+    stemmer: &mut TextAnalyzer,
+) -> Result<Variants> {
+    let chars = term.chars().count();
+    let typo_distance: u8 = if chars >= 9 {
+        2
+    } else if chars >= 5 {
+        1
+    } else {
+        0
+    };
+    // A word the notes already contain is taken as spelt right: looking for its typo variants
+    // (the costliest walk of the dictionary) would mostly add noise. Words the notes lack, or
+    // hold only once or twice, get the typo walk.
+    let known =
+        doc_freq_in(searcher, fields.body, term)? + doc_freq_in(searcher, fields.title, term)?;
+    let typo_distance = if known > tune("typo_known_df", 2.0) as u64 {
+        0
+    } else {
+        typo_distance
+    };
+    let dfa = (typo_distance > 0).then(|| lev_builder(typo_distance).build_dfa(term));
+    let term_stem = is_stemmable(term).then(|| stem(stemmer, term));
+    // Scan below the stem minus one letter: `studies` → stem `studi` → scan `stud`, which also
+    // reaches `study`.
+    let stem_scan = term_stem.as_ref().map(|s| {
+        let cut = s.char_indices().last().map_or(0, |(i, _)| i);
+        s[..cut.max(3).min(s.len())].to_string()
+    });
+
+    let mut out = Variants::default();
+    // The dictionaries are walked for the text and the file name only: headings, aliases and
+    // tags are part of the text (frontmatter included), so their variants are a subset of the
+    // text's and a cheap exact lookup finds them.
+    let mut union: HashMap<String, MatchKind> = HashMap::new();
+    for field in [fields.body, fields.title] {
+        let mut found: HashMap<String, MatchKind> = HashMap::new();
+        for seg in searcher.segment_readers() {
+            let inv = seg
+                .inverted_index(field)
+                .context("reading the term dictionary")?;
+            let dict = inv.terms();
+            if dict.get(term.as_bytes())?.is_some() {
+                found.insert(term.to_string(), MatchKind::Exact);
+            }
+            if chars >= 3 {
+                scan_prefix(dict, term, |s| {
+                    if s != term {
+                        note_kind(&mut found, s, MatchKind::Prefix);
+                    }
+                })?;
+            }
+            if let (Some(scan), Some(st)) = (&stem_scan, &term_stem) {
+                scan_prefix(dict, scan, |s| {
+                    if s != term && is_stemmable(s) && stem(stemmer, s) == *st {
+                        note_kind(&mut found, s, MatchKind::Inflection);
+                    }
+                })?;
+            }
+            if let Some(dfa) = &dfa {
+                let mut stream = dict.search(Lev(dfa)).into_stream()?;
+                let mut n = 0;
+                while stream.advance() && n < MAX_SCAN {
+                    n += 1;
+                    if let Ok(s) = std::str::from_utf8(stream.key()) {
+                        let kind = match dfa.eval(s) {
+                            Distance::Exact(0) => MatchKind::Exact,
+                            Distance::Exact(1) => MatchKind::Typo1,
+                            _ => MatchKind::Typo2,
+                        };
+                        // A typo must not turn a short word into a different short word
+                        // (`cats` → `cat`): the candidate needs the length rule too.
+                        if kind != MatchKind::Exact && s.chars().count() >= 4 {
+                            note_kind(&mut found, s, kind);
+                        }
+                    }
+                }
+            }
+        }
+        let mut list: Vec<(String, MatchKind)> = found.into_iter().collect();
+        list.sort_by(|a, b| {
+            a.1.cmp(&b.1)
+                .then(a.0.len().cmp(&b.0.len()))
+                .then(a.0.cmp(&b.0))
+        });
+        list.truncate(MAX_VARIANTS + 1);
+        for (s, k) in &list {
+            note_kind(&mut union, s, *k);
+        }
+        push_field(&mut out, field, list);
+    }
+    for field in [fields.aliases, fields.headings, fields.tags] {
+        let mut list = Vec::new();
+        for (s, k) in &union {
+            let mut present = false;
+            for seg in searcher.segment_readers() {
+                let inv = seg
+                    .inverted_index(field)
+                    .context("reading the term dictionary")?;
+                if inv.terms().get(s.as_bytes())?.is_some() {
+                    present = true;
+                    break;
+                }
+            }
+            if present {
+                list.push((s.clone(), *k));
+            }
+        }
+        list.sort_by(|a, b| a.1.cmp(&b.1).then(a.0.cmp(&b.0)));
+        push_field(&mut out, field, list);
+    }
+    Ok(out)
+}
+
+fn push_field(out: &mut Variants, field: Field, list: Vec<(String, MatchKind)>) {
+    let weighted: Vec<(String, f32)> = list.into_iter().map(|(s, k)| (s, k.weight())).collect();
+    for (s, w) in &weighted {
+        let e = out.all.entry(s.clone()).or_insert(0.0);
+        *e = e.max(*w);
+    }
+    if !weighted.is_empty() {
+        out.per_field.push((field, weighted));
+    }
+}
+
+/// Calls `f` with each dictionary term starting with `prefix` (at most [`MAX_SCAN`]).
+fn scan_prefix(
+    dict: &tantivy::termdict::TermDictionary,
+    prefix: &str,
+    mut f: impl FnMut(&str),
+) -> Result<()> {
+    let mut stream = dict.range().ge(prefix.as_bytes()).into_stream()?;
+    let mut n = 0;
+    while stream.advance() && n < MAX_SCAN {
+        n += 1;
+        let k = stream.key();
+        if !k.starts_with(prefix.as_bytes()) {
+            break;
+        }
+        if let Ok(s) = std::str::from_utf8(k) {
+            f(s);
+        }
+    }
+    Ok(())
+}
+
+/// Documents holding `term` in `field`, summed over segments (deleted ones included).
+fn doc_freq_in(searcher: &Searcher, field: Field, term: &str) -> Result<u64> {
+    let mut df = 0u64;
+    for seg in searcher.segment_readers() {
+        let inv = seg.inverted_index(field)?;
+        if let Some(info) = inv.terms().get(term.as_bytes())? {
+            df += u64::from(info.doc_freq);
+        }
+    }
+    Ok(df)
+}
+
+fn note_kind(found: &mut HashMap<String, MatchKind>, s: &str, kind: MatchKind) {
+    let e = found.entry(s.to_string()).or_insert(kind);
+    if kind < *e {
+        *e = kind;
+    }
+}
+
+/// Expands every term of the query.
+pub(in crate::local) fn expand_query(
+    searcher: &Searcher,
+    fields: &Fields,
+    q: &ParsedQuery,
+) -> Result<Vec<ExpandedTerm>> {
+    let mut stemmer = stemmer();
+    let mut out: Vec<ExpandedTerm> = Vec::new();
+    for t in &q.terms {
+        let v = expand(searcher, fields, &t.text, &mut stemmer)?;
+        if v.all.is_empty() && !t.parts.is_empty() {
+            for p in &t.parts {
+                if out.iter().any(|e| &e.text == p) {
+                    continue;
+                }
+                let v = expand(searcher, fields, p, &mut stemmer)?;
+                out.push(ExpandedTerm {
+                    text: p.clone(),
+                    variants: v,
+                    rarity: 1.0,
+                });
+            }
+        } else {
+            out.push(ExpandedTerm {
+                text: t.text.clone(),
+                variants: v,
+                rarity: 1.0,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// Sets each term's rarity from its document frequency in the text (the most frequent of its
+/// variants): idf^p normalised to a mean of 1.
+pub(in crate::local) fn set_rarity(
+    searcher: &Searcher,
+    fields: &Fields,
+    terms: &mut [ExpandedTerm],
+) -> Result<()> {
+    let p = tune("idf_pow", 1.0);
+    if terms.is_empty() || p == 0.0 {
+        return Ok(());
+    }
+    let n = searcher.num_docs().max(1) as f32;
+    let mut idfs = Vec::with_capacity(terms.len());
+    for t in terms.iter() {
+        let mut df = 0u64;
+        for (s, _) in t.variants.all.iter().filter(|(_, w)| **w >= 0.99) {
+            df = df.max(searcher.doc_freq(&Term::from_field_text(fields.body, s))?);
+        }
+        let df = df as f32;
+        idfs.push((1.0 + (n - df + 0.5) / (df + 0.5)).ln().max(0.01).powf(p));
+    }
+    let mean = idfs.iter().sum::<f32>() / idfs.len() as f32;
+    for (t, idf) in terms.iter_mut().zip(idfs) {
+        t.rarity = idf / mean;
+    }
+    Ok(())
+}

@@ -1,0 +1,120 @@
+//! Ranking for the local engine: candidates from BM25 over expanded terms, then a re-rank with
+//! the documented bonus signals.
+//!
+//! 1. **Expansion.** Each query term is looked up in the term dictionaries of the searched
+//!    fields: exactly, as an inflection (same English stem: `rebuilds` → `rebuild`,
+//!    `rebuilding`), by prefix (3+ characters: `kotlin` → `kotlincompiledaemon`) and with typos
+//!    (Damerau–Levenshtein 1 from 5 characters, 2 from 9; a transposition costs 1). Each
+//!    variant carries a weight below 1 unless it is exact, so a typo or prefix match always
+//!    scores below an exact one.
+//! 2. **Candidates.** A BM25 disjunction over the variants with field boosts (file name and
+//!    aliases above headings above body); no word is required, so one extra word from an agent
+//!    never empties the result. Folder scope and exclusions are filters inside the query.
+//! 3. **Re-rank** of the top [`CANDIDATES`] with the seed's signals — +20 per matched term, +50
+//!    when all match, +80 for the query phrase in the file name else +30 in the body, +15 per
+//!    term in the file name, +8 per (term, heading), term frequency up to +25 — where a match
+//!    through a variant counts its weight. The final score adds BM25 scaled by
+//!    [`BM25_WEIGHT`], which breaks ties between notes the signals can't tell apart by how
+//!    rare the matched words are.
+
+mod candidates;
+mod coordination;
+mod expand;
+mod matching;
+mod rerank;
+
+use std::collections::HashMap;
+
+use tantivy::schema::Field;
+
+pub(in crate::local) use candidates::candidate_query;
+pub(in crate::local) use expand::{expand_query, set_rarity};
+pub(in crate::local) use rerank::rerank;
+
+/// How many BM25 candidates are re-ranked.
+pub(in crate::local) const CANDIDATES: usize = 100;
+/// Final score = bonus + BM25_WEIGHT × BM25.
+const BM25_WEIGHT: f32 = 2.0;
+
+/// A ranking constant. Built with `--features tuning`, `VS_TUNE="name=value,..."` overrides
+/// them, so the weights can be re-fitted against query sets without recompiling; release
+/// builds always use the defaults written here.
+fn tune(name: &str, default: f32) -> f32 {
+    #[cfg(feature = "tuning")]
+    {
+        use std::sync::OnceLock;
+        static MAP: OnceLock<HashMap<String, f32>> = OnceLock::new();
+        let map = MAP.get_or_init(|| {
+            std::env::var("VS_TUNE")
+                .unwrap_or_default()
+                .split(',')
+                .filter_map(|kv| kv.split_once('='))
+                .filter_map(|(k, v)| Some((k.trim().to_string(), v.trim().parse().ok()?)))
+                .collect()
+        });
+        if let Some(v) = map.get(name) {
+            return *v;
+        }
+    }
+    let _ = name;
+    default
+}
+
+fn bm25_part(bm25: f32, max: f32) -> f32 {
+    let norm = tune("bm25norm", 20.0);
+    if norm > 0.0 {
+        if max > 0.0 {
+            norm * bm25 / max
+        } else {
+            0.0
+        }
+    } else {
+        tune("bm25", BM25_WEIGHT) * bm25
+    }
+}
+
+/// How a dictionary term relates to the query term.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) enum MatchKind {
+    Exact,
+    Inflection,
+    Typo1,
+    Prefix,
+    Typo2,
+}
+
+impl MatchKind {
+    /// Weight of a match of this kind relative to an exact match.
+    fn weight(self) -> f32 {
+        match self {
+            MatchKind::Exact => 1.0,
+            MatchKind::Inflection => tune("w_infl", 0.7),
+            MatchKind::Typo1 => tune("w_typo1", 0.75),
+            MatchKind::Prefix => tune("w_prefix", 0.5),
+            MatchKind::Typo2 => tune("w_typo2", 0.6),
+        }
+    }
+}
+
+/// The variants of one query term: token → weight, over all fields.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Variants {
+    pub(super) all: HashMap<String, f32>,
+    pub(super) per_field: Vec<(Field, Vec<(String, f32)>)>,
+}
+
+impl Variants {
+    fn weight(&self, token: &str) -> f32 {
+        self.all.get(token).copied().unwrap_or(0.0)
+    }
+}
+
+/// A query term with its variants; compound words whose whole form is unknown are searched
+/// by their parts instead.
+#[derive(Debug, Clone)]
+pub(super) struct ExpandedTerm {
+    pub(super) text: String,
+    pub(super) variants: Variants,
+    /// How much this term counts relative to the others (mean 1): rarer terms count more.
+    pub(super) rarity: f32,
+}

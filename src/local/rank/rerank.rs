@@ -1,0 +1,306 @@
+//! The re-rank: the bonus signals of the README's table, read from the candidates' postings
+//! (term frequencies per field, body positions for phrases), plus scaled BM25; then the
+//! returned notes are read back for their excerpt, line and heading.
+
+use std::collections::HashMap;
+
+use anyhow::{Context, Result};
+use tantivy::postings::Postings;
+use tantivy::schema::{IndexRecordOption, Value};
+use tantivy::{DocAddress, DocSet, Searcher, TantivyDocument, Term};
+
+use super::matching::{excerpt_position, name_match};
+use super::{bm25_part, tune, ExpandedTerm};
+use crate::core::{round_to, SearchHit, ENGINE_LOCAL};
+use crate::local::analyzer;
+use crate::local::query::ParsedQuery;
+use crate::local::schema::Fields;
+use crate::text::{excerpt, note, stem_of};
+
+/// What the postings say about one query term in one note (best variant weight per field,
+/// weighted occurrence counts).
+#[derive(Debug, Clone, Copy, Default)]
+struct TermHits {
+    title: f32,
+    alias: f32,
+    head: f32,
+    head_tf: f32,
+    body: f32,
+    body_tf: f32,
+    tags: f32,
+}
+
+/// Signals of one candidate, read from the index (no re-tokenizing of the note).
+#[derive(Debug, Clone, Default)]
+struct Features {
+    path: String,
+    terms: Vec<TermHits>,
+    /// Body positions of the tokens that make up phrases.
+    positions: HashMap<String, Vec<u32>>,
+}
+
+/// Re-ranks BM25 candidates with the bonus signals and returns the best `limit`, each with its
+/// excerpt.
+///
+/// The signals come from the postings of the candidates (term frequencies, positions), so a
+/// note is only read back (and tokenized, for the excerpt) when it is returned.
+pub(crate) fn rerank(
+    searcher: &Searcher,
+    fields: &Fields,
+    q: &ParsedQuery,
+    terms: &[ExpandedTerm],
+    candidates: &[(f32, DocAddress)],
+    limit: usize,
+    #[cfg_attr(not(feature = "tuning"), allow(unused_variables, clippy::ptr_arg))]
+    warnings: &mut Vec<String>,
+) -> Result<Vec<SearchHit>> {
+    let mut feats: Vec<Features> = vec![Features::default(); candidates.len()];
+    for f in &mut feats {
+        f.terms = vec![TermHits::default(); terms.len()];
+    }
+    let mut phrase_tokens: Vec<&String> = q
+        .phrases
+        .iter()
+        .chain(q.excluded_phrases.iter())
+        .chain(std::iter::once(&q.sequence))
+        .filter(|p| p.len() >= 2)
+        .flatten()
+        .collect();
+    phrase_tokens.sort();
+    phrase_tokens.dedup();
+
+    let mut by_segment: HashMap<u32, Vec<(usize, u32)>> = HashMap::new();
+    for (i, (_, addr)) in candidates.iter().enumerate() {
+        by_segment
+            .entry(addr.segment_ord)
+            .or_default()
+            .push((i, addr.doc_id));
+    }
+    let path_name = fields.schema.get_field_name(fields.path).to_string();
+    for (seg_ord, mut docs) in by_segment {
+        docs.sort_by_key(|d| d.1);
+        let seg = searcher.segment_reader(seg_ord);
+        for (ti, t) in terms.iter().enumerate() {
+            for (field, vars) in &t.variants.per_field {
+                let inv = seg.inverted_index(*field)?;
+                for (s, w) in vars {
+                    let term = Term::from_field_text(*field, s);
+                    for_each_hit(
+                        &inv,
+                        &term,
+                        IndexRecordOption::WithFreqs,
+                        &docs,
+                        |i, postings| {
+                            let tf = postings.term_freq() as f32;
+                            let h = &mut feats[i].terms[ti];
+                            let slot = if *field == fields.title {
+                                &mut h.title
+                            } else if *field == fields.aliases {
+                                &mut h.alias
+                            } else if *field == fields.headings {
+                                h.head_tf += w * tf;
+                                &mut h.head
+                            } else if *field == fields.tags {
+                                &mut h.tags
+                            } else {
+                                h.body_tf += w * tf;
+                                &mut h.body
+                            };
+                            *slot = slot.max(*w);
+                        },
+                    )?;
+                }
+            }
+        }
+        // The path (for the file-name signal) only where a term hit the name or an alias;
+        // returned notes get theirs from the stored document.
+        if let Some(paths) = seg.fast_fields().str(&path_name)? {
+            for &(i, doc) in &docs {
+                let named = feats[i]
+                    .terms
+                    .iter()
+                    .any(|h| h.title > 0.0 || h.alias > 0.0);
+                if named {
+                    if let Some(ord) = paths.term_ords(doc).next() {
+                        paths.ord_to_str(ord, &mut feats[i].path)?;
+                    }
+                }
+            }
+        }
+        let inv = seg.inverted_index(fields.body)?;
+        for tok in &phrase_tokens {
+            let term = Term::from_field_text(fields.body, tok);
+            let option = IndexRecordOption::WithFreqsAndPositions;
+            for_each_hit(&inv, &term, option, &docs, |i, postings| {
+                let mut pos = Vec::new();
+                postings.positions(&mut pos);
+                feats[i].positions.insert((*tok).clone(), pos);
+            })?;
+        }
+    }
+
+    let mut analyzer = analyzer::text_analyzer();
+    let max_bm25 = candidates.iter().map(|c| c.0).fold(0.0f32, f32::max);
+    let mut scored: Vec<(f64, usize)> = Vec::with_capacity(candidates.len());
+    for (i, f) in feats.iter().enumerate() {
+        if q.excluded_phrases
+            .iter()
+            .any(|p| has_phrase(&f.positions, p))
+        {
+            continue;
+        }
+        let mut name = if f.path.is_empty() {
+            0.0
+        } else {
+            name_match(&mut analyzer, &stem_of(&f.path), terms)
+        };
+        if f.terms.iter().any(|h| h.alias > 0.0) {
+            let doc: TantivyDocument = searcher.doc(candidates[i].1)?;
+            for a in doc.get_all(fields.aliases).filter_map(|v| v.as_str()) {
+                name = name.max(name_match(&mut analyzer, a, terms));
+            }
+        }
+        let bonus = bonus(q, terms, f, name);
+        let bm25 = candidates[i].0;
+        // Tuning builds only: each candidate's signals, to see why a note ranks where it does
+        // (the front-end prints warnings on stderr).
+        #[cfg(feature = "tuning")]
+        if std::env::var_os("VS_EXPLAIN").is_some() {
+            warnings.push(format!(
+                "{}: bonus={bonus} bm25={bm25} name={name} {:?}",
+                f.path, f.terms
+            ));
+        }
+        scored.push((f64::from(bonus + bm25_part(bm25, max_bm25)), i));
+    }
+    scored.sort_by(|a, b| {
+        b.0.partial_cmp(&a.0)
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then_with(|| feats[a.1].path.cmp(&feats[b.1].path))
+    });
+    scored.truncate(limit);
+
+    let mut out = Vec::with_capacity(scored.len());
+    for (score, i) in scored {
+        let doc: TantivyDocument = searcher
+            .doc(candidates[i].1)
+            .context("reading a stored note")?;
+        let body = doc
+            .get_first(fields.body)
+            .and_then(|v| v.as_str())
+            .unwrap_or_default();
+        let meta = note::parse(body);
+        let pos = excerpt_position(&mut analyzer, q, terms, body, meta.body_start);
+        let path = doc
+            .get_first(fields.path)
+            .and_then(|v| v.as_str())
+            .unwrap_or_default()
+            .to_string();
+        let mut matched = Vec::new();
+        let mut highlight = Vec::new();
+        for (t, h) in terms.iter().zip(&feats[i].terms) {
+            if h.title.max(h.alias).max(h.head).max(h.body).max(h.tags) > 0.0 {
+                matched.push(t.text.clone());
+                highlight.extend(t.variants.all.keys().cloned());
+            }
+        }
+        out.push(SearchHit {
+            basename: stem_of(&path),
+            path,
+            score: round_to(score, 2),
+            engine: ENGINE_LOCAL.into(),
+            excerpt: excerpt::make_excerpt_from(body, pos, meta.body_start),
+            line: Some(excerpt::line_of(body, pos)),
+            heading: note::heading_at(&meta, pos),
+            tags: meta.tags.clone(),
+            aliases: meta.aliases.clone(),
+            matched,
+            highlight,
+        });
+    }
+    Ok(out)
+}
+
+/// Calls `f(i, postings)` for each candidate `(i, doc)` (sorted by doc) that holds `term`,
+/// with the postings positioned on that document.
+fn for_each_hit(
+    inv: &tantivy::InvertedIndexReader,
+    term: &Term,
+    option: IndexRecordOption,
+    docs: &[(usize, u32)],
+    mut f: impl FnMut(usize, &mut tantivy::postings::SegmentPostings),
+) -> Result<()> {
+    let Some(mut postings) = inv.read_postings(term, option)? else {
+        return Ok(());
+    };
+    for &(i, doc) in docs {
+        if postings.doc() <= doc && postings.seek(doc) == doc {
+            f(i, &mut postings);
+        }
+    }
+    Ok(())
+}
+
+/// Does the body hold `phrase` (consecutive positions)?
+fn has_phrase(positions: &HashMap<String, Vec<u32>>, phrase: &[String]) -> bool {
+    let Some(first) = phrase.first().and_then(|t| positions.get(t)) else {
+        return false;
+    };
+    first.iter().any(|&p| {
+        phrase[1..].iter().enumerate().all(|(k, t)| {
+            positions
+                .get(t)
+                .is_some_and(|v| v.binary_search(&(p + k as u32 + 1)).is_ok())
+        })
+    })
+}
+
+/// The seed's bonus signals for one note (see the module docs), from its features and how
+/// well its name matches the query.
+fn bonus(q: &ParsedQuery, terms: &[ExpandedTerm], f: &Features, name: f32) -> f32 {
+    let n = f.terms.len();
+    if n == 0 {
+        return 0.0;
+    }
+    let mut bonus = 0.0f32;
+    let mut min_match = 1.0f32;
+    let mut sum_match = 0.0f32;
+    let mut tf = 0.0f32;
+    for (h, t) in f.terms.iter().zip(terms) {
+        let title = h.title.max(h.alias);
+        let matched = title.max(h.body).max(h.head).max(h.tags);
+        min_match = min_match.min(matched);
+        sum_match += matched * t.rarity;
+        tf += h.body_tf;
+        let r = if tune("rar_term", 0.0) > 0.0 {
+            t.rarity
+        } else {
+            1.0
+        };
+        bonus += tune("s_term", 20.0) * matched * r
+            + tune("s_title", 8.0) * title
+            + tune("s_head", 2.0) * h.head_tf.min(3.0);
+    }
+    if min_match > 0.0 {
+        bonus += tune("s_all", 80.0) * min_match;
+    } else {
+        let frac = sum_match / n as f32;
+        bonus += tune("s_part", 40.0) * frac.powf(tune("cov_pow", 2.0));
+    }
+    bonus += tf.min(tune("s_tf", 5.0));
+    // The query as the file name (or an alias): +80 scaled by how much of the query is in the
+    // name and how much of the name is the query, +40 more when they are the same words;
+    // otherwise the query as a phrase in the body +30.
+    bonus += tune("s_ptitle", 80.0) * name;
+    if name >= 0.999 {
+        bonus += tune("s_exact_title", 40.0);
+    } else if q.sequence.len() >= 2 && has_phrase(&f.positions, &q.sequence) {
+        bonus += tune("s_pbody", 30.0);
+    }
+    for p in &q.phrases {
+        if has_phrase(&f.positions, p) {
+            bonus += tune("s_qphrase", 60.0);
+        }
+    }
+    bonus
+}

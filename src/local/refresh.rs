@@ -1,0 +1,272 @@
+//! The freshness check, written once: walk the vault while the committed index is opened
+//! (and, for a search, searched), compare the two, and bring the index up to date under the
+//! writer lock.
+//!
+//! Per note the index keeps `(path, size, mtime, blake3)` next to the document itself, so the
+//! bookkeeping commits atomically with the documents:
+//! - same size and mtime → the file is not even read;
+//! - otherwise it is read and hashed: same hash → nothing to re-index; new hash → upsert
+//!   (`delete_term` on the path + `add_document`); gone from disk → delete;
+//! - a note modified within [`super::plan::RACY_WINDOW_NS`] of the previous run's start is
+//!   hashed again even when size and mtime agree (its mtime may not have ticked between two
+//!   writes).
+//!
+//! A commit happens only when something changed. A killed run leaves the last commit intact,
+//! and because the next run diffs the disk against what the index holds, it converges to
+//! exactly what a fresh `--rebuild` gives.
+//!
+//! [`check`] takes no lock, so a search never waits for a writer; [`apply`] runs under the
+//! lock and checks again only when another process committed in between. `index`, a search
+//! and (later) a watcher all go through these two.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use tantivy::{Index, Searcher};
+
+use super::manifest::Manifest;
+use super::plan::{plan_fresh, plan_with, Plan};
+use super::schema;
+use super::store::{self, Payload, Store, WriterLock};
+use super::walk::{walk_to, Batch};
+use super::write::{write, Target};
+use crate::core::{IndexProgress, IndexReport, Limits, SkippedFile};
+
+/// The commit a check compared the vault against.
+#[derive(Debug)]
+struct Base {
+    index: Index,
+    dir: PathBuf,
+    payload: Payload,
+}
+
+/// What a freshness check found.
+#[derive(Debug)]
+pub(crate) struct Checked<T> {
+    /// What the caller's `during` returned (`None` when there was no usable index).
+    pub(crate) found: Option<T>,
+    /// `None`: no usable index, or a rebuild was asked for; a fresh one is to be built.
+    base: Option<Base>,
+    /// The live index directory when the check began (an incompatible one has no `base`).
+    seen_dir: Option<PathBuf>,
+    rebuild: bool,
+    plan: Plan,
+    /// When the walk started: the racy window of the next run counts from here.
+    run_started_ns: i64,
+}
+
+impl<T> Checked<T> {
+    /// The index already matches the vault: nothing needs the writer.
+    pub(crate) fn is_current(&self) -> bool {
+        self.base.is_some() && self.plan.is_noop() && !self.plan.wants_bump()
+    }
+
+    /// The index matches the vault, but an empty commit would spare later runs from
+    /// re-reading racily clean notes.
+    pub(crate) fn only_wants_bump(&self) -> bool {
+        self.base.is_some() && self.plan.is_noop() && self.plan.wants_bump()
+    }
+}
+
+/// Walks `vault` on other threads while this one opens the committed index of `store` and
+/// runs `during` on it, then compares the notes on disk with the index's manifest as the walk
+/// streams them. Reads only notes whose size or mtime changed; writes nothing. An index of
+/// another format is reported in `warnings` and planned as a fresh build.
+pub(crate) fn check<T>(
+    store: &Store,
+    vault: &Path,
+    limits: Limits,
+    rebuild: bool,
+    warnings: &mut Vec<String>,
+    during: impl FnOnce(&Searcher) -> Result<T>,
+) -> Result<Checked<T>> {
+    let run_started_ns = store::now_ns();
+    let seen_dir = store.current_dir();
+    let ((found, base, mut plan), walk_skipped) = with_walk(vault, |disk| {
+        let existing = if rebuild {
+            None
+        } else {
+            match store.open_current_reader() {
+                Ok(found) => found,
+                Err(crate::core::EngineError::IndexIncompatible(why)) => {
+                    warnings.push(format!("rebuilding the index ({why})"));
+                    None
+                }
+                Err(e) => return Err(e.into()),
+            }
+        };
+        let Some((index, payload, reader)) = existing else {
+            return Ok((None, None, plan_fresh(disk)));
+        };
+        let searcher = reader.searcher();
+        let found = during(&searcher)?;
+        // The reader that validated the index also gives the manifest.
+        let known = Manifest::read(&searcher)?;
+        let plan = plan_with(
+            &searcher,
+            known,
+            Some(&payload),
+            vault,
+            disk,
+            limits.max_note_bytes,
+        )?;
+        let dir = store.current_dir().unwrap_or_else(|| store.root.clone());
+        Ok((
+            Some(found),
+            Some(Base {
+                index,
+                dir,
+                payload,
+            }),
+            plan,
+        ))
+    })?;
+    plan.add_skipped(walk_skipped);
+    Ok(Checked {
+        found,
+        base,
+        seen_dir,
+        rebuild,
+        plan,
+        run_started_ns,
+    })
+}
+
+/// Writes what `checked` found, holding the writer lock, and returns the index as committed.
+/// When the committed index is no longer the one that was checked (another process committed
+/// meanwhile), the check runs again first, under the lock.
+pub(crate) fn apply<T>(
+    store: &Store,
+    lock: &WriterLock,
+    vault: &Path,
+    limits: Limits,
+    checked: Checked<T>,
+    progress: &dyn IndexProgress,
+    warnings: &mut Vec<String>,
+) -> Result<(Index, IndexReport)> {
+    apply_once(
+        store, lock, vault, limits, checked, progress, warnings, true,
+    )
+}
+
+// `lock` is never read: holding it is the proof that nobody else writes.
+#[allow(clippy::too_many_arguments, clippy::only_used_in_recursion)]
+fn apply_once<T>(
+    store: &Store,
+    lock: &WriterLock,
+    vault: &Path,
+    limits: Limits,
+    checked: Checked<T>,
+    progress: &dyn IndexProgress,
+    warnings: &mut Vec<String>,
+    may_recheck: bool,
+) -> Result<(Index, IndexReport)> {
+    let Checked {
+        base,
+        seen_dir,
+        rebuild,
+        plan,
+        run_started_ns,
+        ..
+    } = checked;
+    // A rebuild replaces whatever is there; otherwise the plan is only valid against the
+    // commit it was made from.
+    // Under the lock nobody else commits, so one check again is always enough.
+    if may_recheck && !rebuild && !still_current(store, base.as_ref(), seen_dir.as_deref()) {
+        let again = check(store, vault, limits, false, warnings, |_| Ok(()))?;
+        return apply_once(store, lock, vault, limits, again, progress, warnings, false);
+    }
+    let (index, dir, fresh) = match base {
+        Some(b) => (b.index, b.dir, false),
+        None => {
+            let (index, dir) = store.create_fresh()?;
+            (index, dir, true)
+        }
+    };
+    let target = Target {
+        index: &index,
+        fresh,
+        dir: &dir,
+        vault,
+        run_started_ns,
+        limits,
+    };
+    let mut report = write(target, plan, progress)?;
+    if fresh {
+        store.publish(&dir)?;
+        report.rebuilt = true;
+    }
+    Ok((index, report))
+}
+
+/// `check` + `apply` under a lock already held: what `vault-search index` does.
+pub(crate) fn update(
+    store: &Store,
+    lock: &WriterLock,
+    vault: &Path,
+    limits: Limits,
+    rebuild: bool,
+    progress: &dyn IndexProgress,
+) -> Result<(Index, IndexReport)> {
+    let mut warnings = Vec::new();
+    let checked = check(store, vault, limits, rebuild, &mut warnings, |_| Ok(()))?;
+    let (index, mut report) = apply(store, lock, vault, limits, checked, progress, &mut warnings)?;
+    report.warnings = warnings;
+    Ok((index, report))
+}
+
+/// Is the index that `base` describes still the committed one (and, without a base, is the
+/// live directory still the one the check saw)?
+fn still_current(store: &Store, base: Option<&Base>, seen_dir: Option<&Path>) -> bool {
+    let Some(base) = base else {
+        return store.current_dir().as_deref() == seen_dir;
+    };
+    if store.current_dir().as_deref() != Some(base.dir.as_path()) {
+        return false;
+    }
+    let committed: Option<Payload> = base
+        .index
+        .load_metas()
+        .ok()
+        .and_then(|m| m.payload)
+        .and_then(|p| serde_json::from_str(&p).ok());
+    committed.as_ref() == Some(&base.payload)
+}
+
+/// Builds a throwaway index of `vault` in memory (when no cache directory is usable).
+pub(crate) fn build_in_memory(vault: &Path, limits: Limits) -> Result<Index> {
+    let index = Index::create_in_ram(schema::fields().schema.clone());
+    store::register_analyzer(&index);
+    let run_started_ns = store::now_ns();
+    let (mut plan, walk_skipped) = with_walk(vault, |disk| Ok(plan_fresh(disk)))?;
+    plan.add_skipped(walk_skipped);
+    let target = Target {
+        index: &index,
+        fresh: true,
+        dir: Path::new(""),
+        vault,
+        run_started_ns,
+        limits,
+    };
+    write(target, plan, &crate::core::NoProgress).context("indexing the vault in memory")?;
+    Ok(index)
+}
+
+/// Runs `f` on this thread while the vault is walked on others; `f` gets the notes in
+/// batches as the walk stats them (so it can open an index, search it or read its manifest
+/// before the walk ends, and compare the first notes while the rest are still being
+/// stat'ed). Returns what `f` returns and the entries the walk could not read.
+fn with_walk<T>(
+    vault: &Path,
+    f: impl FnOnce(&mut dyn Iterator<Item = Batch>) -> Result<T>,
+) -> Result<(T, Vec<SkippedFile>)> {
+    std::thread::scope(|s| {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let walker = s.spawn(move || walk_to(vault, &tx));
+        let out = f(&mut rx.into_iter());
+        let skipped = walker
+            .join()
+            .map_err(|_| anyhow::anyhow!("the vault walk failed"))?;
+        Ok((out?, skipped))
+    })
+}

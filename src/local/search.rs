@@ -1,0 +1,73 @@
+//! One search of an opened index: parse the query, expand its terms, collect BM25
+//! candidates, re-rank them, shape the hits.
+
+use anyhow::{Context, Result};
+use tantivy::collector::TopDocs;
+use tantivy::Searcher;
+
+use super::{analyzer, ignore, query, rank, schema};
+use crate::core::{SearchHit, SearchOptions};
+
+/// Searches an opened index; problems that did not stop it (a bad exclusion pattern) go to
+/// `warnings`.
+pub(super) fn run(
+    searcher: &Searcher,
+    opts: &SearchOptions,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<SearchHit>> {
+    let fields = schema::fields();
+    let mut analyzer = analyzer::text_analyzer();
+    let parsed = query::parse(&mut analyzer, &opts.query);
+    if parsed.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut terms = rank::expand_query(searcher, fields, &parsed)?;
+    rank::set_rarity(searcher, fields, &mut terms)?;
+    // Excluded phrases are filtered after the candidates: fetch more so the limit still fills.
+    let k = rank::CANDIDATES.max(opts.limit)
+        * if parsed.excluded_phrases.is_empty() {
+            1
+        } else {
+            2
+        };
+    let collector = TopDocs::with_limit(k).order_by_score();
+    // Built once: `app.json` is read, and a bad filter reported, once per search.
+    let ignored = if opts.include_ignored {
+        Vec::new()
+    } else {
+        ignore::queries(&ignore::filters(&opts.vault), fields.path, warnings)
+    };
+    let mut candidates = Vec::new();
+    // Quoted phrases are required; when no note has them, fall back to ranking without the
+    // requirement rather than answering nothing.
+    let tries: &[bool] = if parsed.phrases.is_empty() {
+        &[false]
+    } else {
+        &[true, false]
+    };
+    for &require in tries {
+        let q = rank::candidate_query(
+            fields,
+            &parsed,
+            &terms,
+            require,
+            &opts.scope,
+            ignored.iter().map(|q| q.box_clone()).collect(),
+        );
+        candidates = searcher
+            .search(&q, &collector)
+            .context("searching the index")?;
+        if !candidates.is_empty() {
+            break;
+        }
+    }
+    rank::rerank(
+        searcher,
+        fields,
+        &parsed,
+        &terms,
+        &candidates,
+        opts.limit,
+        warnings,
+    )
+}

@@ -1,0 +1,299 @@
+//! Writes a plan into the index and commits it: notes are read, hashed, parsed and turned
+//! into documents on every core, tantivy indexes them on its own threads, one commit carries
+//! the documents and the run's payload together.
+
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use tantivy::indexer::{NoMergePolicy, UserOperation};
+use tantivy::{Index, IndexWriter, TantivyDocument, Term};
+
+use super::plan::{decode, read_capped, Plan, Upsert};
+use super::schema::{self, Fields};
+use super::store::{self, Payload};
+use super::walk::DiskNote;
+use crate::core::{IndexProgress, IndexReport, Limits, SkippedFile};
+use crate::text::note;
+
+/// Merge when a commit leaves more segments than this.
+const MAX_SEGMENTS: usize = 8;
+/// Merge when more than this share of the documents are deleted.
+const MAX_DELETED_RATIO: f64 = 0.2;
+/// Writer heap for a full build (split across the indexing threads).
+const BUILD_HEAP_BYTES: usize = 96 * 1024 * 1024;
+/// Notes handed to tantivy per batch.
+const WRITE_BATCH: usize = 64;
+/// Writer heap for an incremental update (few documents).
+const UPDATE_HEAP_BYTES: usize = 32 * 1024 * 1024;
+
+/// Where and how a plan is written.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Target<'a> {
+    pub(super) index: &'a Index,
+    /// The index is new (always committed, so it carries a payload).
+    pub(super) fresh: bool,
+    /// Its directory (empty for an index in memory).
+    pub(super) dir: &'a Path,
+    pub(super) vault: &'a Path,
+    pub(super) run_started_ns: i64,
+    pub(super) limits: Limits,
+}
+
+/// Writes a plan and commits it, reporting progress per note.
+pub(super) fn write(
+    target: Target<'_>,
+    plan: Plan,
+    progress: &dyn IndexProgress,
+) -> Result<IndexReport> {
+    let Target {
+        index,
+        fresh,
+        dir,
+        vault,
+        run_started_ns,
+        limits,
+    } = target;
+    let max_note_bytes = limits.max_note_bytes;
+    let total = plan.upserts.len() as u64;
+    let fields = schema::fields();
+    let nothing_to_commit = plan.is_noop() && !fresh && !plan.wants_bump();
+    let mut report = IndexReport {
+        index_dir: dir.display().to_string(),
+        unchanged: plan.unchanged,
+        skipped_files: plan.skipped,
+        ..IndexReport::default()
+    };
+    let mut live = plan.unchanged;
+    if nothing_to_commit {
+        report.notes = live;
+        report.skipped = report.skipped_files.len() as u64;
+        return Ok(report);
+    }
+    let heap = if fresh {
+        BUILD_HEAP_BYTES
+    } else {
+        UPDATE_HEAP_BYTES
+    };
+    let mut writer = new_writer(index, heap)?;
+    progress.start(total);
+    for path in &plan.removes {
+        writer.delete_term(Term::from_field_text(fields.path, path));
+        report.removed += 1;
+    }
+    // Reading, hashing, parsing and building documents runs on every core; tantivy's own
+    // indexing threads take the documents from there. A note's delete and add come from the
+    // same thread in that order, which is all tantivy's opstamps need.
+    let queue = std::sync::Mutex::new(plan.upserts.into_iter());
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, 4)
+        .min(total.max(1) as usize);
+    let tallies: Vec<Result<Tally>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut t = Tally::default();
+                    // Handed to tantivy in batches: one channel message per WRITE_BATCH notes
+                    // instead of one per note (its indexing threads spun and yielded on each).
+                    let mut ops = Vec::new();
+                    loop {
+                        let next = match queue.lock() {
+                            Ok(mut q) => q.next(),
+                            Err(_) => None,
+                        };
+                        let Some(up) = next else { break };
+                        prepare_one(fields, vault, max_note_bytes, up, &mut t, &mut ops);
+                        progress.inc();
+                        if ops.len() >= WRITE_BATCH {
+                            writer
+                                .run(std::mem::take(&mut ops))
+                                .context("adding notes to the index")?;
+                        }
+                    }
+                    writer.run(ops).context("adding notes to the index")?;
+                    Ok(t)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(anyhow::anyhow!("an indexing thread failed")))
+            })
+            .collect()
+    });
+    progress.committing();
+    for t in tallies {
+        let t = t?;
+        report.added += t.added;
+        report.updated += t.updated;
+        report.unchanged += t.touched;
+        live += t.added + t.updated + t.touched;
+        report.skipped_files.extend(t.skipped);
+    }
+    report.notes = live;
+    report.skipped = report.skipped_files.len() as u64;
+    let payload = Payload {
+        format: schema::index_format(),
+        run_started_ns,
+        vault: vault.display().to_string(),
+    };
+    let payload_json = serde_json::to_string(&payload)?;
+    let mut prepared = writer
+        .prepare_commit()
+        .context("preparing the index commit")?;
+    prepared.set_payload(&payload_json);
+    prepared.commit().context("committing the index")?;
+    maybe_merge(index, &mut writer)?;
+    writer
+        .wait_merging_threads()
+        .context("waiting for index merges")?;
+    store::privatize_dir(dir);
+    Ok(report)
+}
+
+/// What one writing thread did.
+#[derive(Debug, Default)]
+struct Tally {
+    added: u64,
+    updated: u64,
+    touched: u64,
+    skipped: Vec<SkippedFile>,
+}
+
+/// Reads (if needed) and hashes one note, and queues its delete (when it replaces one) and its
+/// add, in that order.
+fn prepare_one(
+    fields: &Fields,
+    vault: &Path,
+    max_note_bytes: u64,
+    up: Upsert,
+    t: &mut Tally,
+    ops: &mut Vec<UserOperation>,
+) {
+    let bytes = match up.bytes {
+        Some(b) => b,
+        None => match read_capped(&up.note.path(vault), max_note_bytes, up.note.size) {
+            Ok(b) => b,
+            Err(reason) => {
+                t.skipped.push(SkippedFile {
+                    path: up.note.rel.clone(),
+                    reason,
+                });
+                return;
+            }
+        },
+    };
+    if up.replaces {
+        ops.push(UserOperation::Delete(Term::from_field_text(
+            fields.path,
+            &up.note.rel,
+        )));
+    }
+    let hash = blake3::hash(&bytes);
+    let text = decode(bytes);
+    ops.push(UserOperation::Add(note_document(
+        fields,
+        &up.note,
+        &text,
+        hash.as_bytes(),
+    )));
+    match (up.replaces, up.touched) {
+        (false, _) => t.added += 1,
+        (true, false) => t.updated += 1,
+        (true, true) => t.touched += 1,
+    }
+}
+
+fn new_writer(index: &Index, heap: usize) -> Result<IndexWriter> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, 2);
+    let threads = if heap <= UPDATE_HEAP_BYTES {
+        1
+    } else {
+        threads
+    };
+    let w: IndexWriter = index
+        .writer_with_num_threads(threads, heap)
+        .context("cannot open the index for writing")?;
+    w.set_merge_policy(Box::new(NoMergePolicy));
+    Ok(w)
+}
+
+/// Merges when segments pile up (all but the largest) or too many documents are deleted (all).
+fn maybe_merge(index: &Index, writer: &mut IndexWriter) -> Result<()> {
+    let metas = index
+        .searchable_segment_metas()
+        .context("listing index segments")?;
+    let max_doc: u64 = metas.iter().map(|m| u64::from(m.max_doc())).sum();
+    let deleted: u64 = metas.iter().map(|m| u64::from(m.num_deleted_docs())).sum();
+    let ratio = if max_doc == 0 {
+        0.0
+    } else {
+        deleted as f64 / max_doc as f64
+    };
+    let mut ids: Vec<_> = if ratio > MAX_DELETED_RATIO {
+        metas.iter().map(|m| m.id()).collect()
+    } else if metas.len() > MAX_SEGMENTS {
+        let mut by_size = metas.clone();
+        by_size.sort_by_key(|m| std::cmp::Reverse(m.num_docs()));
+        by_size.iter().skip(1).map(|m| m.id()).collect()
+    } else {
+        Vec::new()
+    };
+    if ids.len() >= 2 || (ids.len() == 1 && deleted > 0) {
+        ids.sort();
+        writer
+            .merge(&ids)
+            .wait()
+            .context("merging index segments")?;
+        let _ = writer.garbage_collect_files().wait();
+    }
+    Ok(())
+}
+
+/// The index document of one note.
+pub(super) fn note_document(
+    fields: &Fields,
+    note: &DiskNote,
+    text: &str,
+    hash: &[u8; 32],
+) -> TantivyDocument {
+    let meta = note::parse(text);
+    let mut doc = TantivyDocument::default();
+    doc.add_text(fields.path, &note.rel);
+    let mut folder = String::new();
+    let segments: Vec<&str> = note.rel.split('/').collect();
+    for seg in &segments[..segments.len().saturating_sub(1)] {
+        if !folder.is_empty() {
+            folder.push('/');
+        }
+        folder.push_str(seg);
+        doc.add_text(fields.folders, &folder);
+    }
+    let file_name = segments.last().copied().unwrap_or("");
+    let title = &file_name[..file_name.len().saturating_sub(3)];
+    doc.add_text(fields.title, title);
+    for a in &meta.aliases {
+        doc.add_text(fields.aliases, a);
+    }
+    if !meta.tags.is_empty() {
+        doc.add_text(fields.tags, meta.tags.join(" "));
+    }
+    let headings: Vec<&str> = meta
+        .headings
+        .iter()
+        .filter(|h| h.level <= 3)
+        .map(|h| h.text.as_str())
+        .collect();
+    if !headings.is_empty() {
+        doc.add_text(fields.headings, headings.join("\n"));
+    }
+    doc.add_text(fields.body, text);
+    doc.add_u64(fields.size, note.size);
+    doc.add_i64(fields.mtime_ns, note.mtime_ns);
+    doc.add_bytes(fields.hash, hash.as_slice());
+    doc
+}

@@ -1,0 +1,42 @@
+//! The Omnisearch engine: the Obsidian plugin's local HTTP API (`GET /search?q=…`).
+//!
+//! Facts from the plugin's source (v1.29): one endpoint, `q` the only parameter, a JSON array of
+//! at most 50 results sorted by score, each `{score, vault, path, basename, foundWords,
+//! matches: [{match, offset}], excerpt}`; the excerpt is HTML-escaped with `<br>` for newlines;
+//! `offset` counts UTF-16 code units; a note that embeds a hit is appended with score 0, so a
+//! path can repeat. On an internal error the plugin sets status 500 and never finishes the
+//! reply, so the whole exchange runs under one deadline, not just the connect.
+
+mod client;
+mod enrich;
+mod reply;
+
+use crate::core::{EngineError, SearchHit, SearchOptions};
+
+pub(crate) use client::{query, MAX_RESULTS};
+#[cfg(test)]
+pub(crate) use reply::{is_safe_relative, parse_reply};
+
+/// What the plugin answered, shaped into the output contract.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct OmniAnswer {
+    /// The hits in scope, cut to the limit, enriched from the notes.
+    pub hits: Vec<SearchHit>,
+    /// How many hits the plugin sent (it sends at most [`MAX_RESULTS`]).
+    pub raw: usize,
+    /// How many of them were in scope, before the cut.
+    pub in_scope: usize,
+}
+
+/// Asks the plugin for `opts.query` and shapes the answer: scoped client-side (the API has no
+/// folder parameter), cut to the limit, each hit enriched from its note.
+pub(crate) fn search(opts: &SearchOptions) -> Result<OmniAnswer, EngineError> {
+    let hits = query(opts.port, &opts.query)?;
+    let raw = hits.len();
+    let (hits, in_scope) = enrich::results(&opts.vault, hits, &opts.scope, opts.limit);
+    Ok(OmniAnswer {
+        hits,
+        raw,
+        in_scope,
+    })
+}

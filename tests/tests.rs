@@ -1,0 +1,9 @@
+//! The integration tests: one binary (compiled and linked once), one module per area, shared
+//! helpers in `util`.
+#![allow(clippy::unwrap_used)]
+
+mod agent;
+mod hardening;
+mod local;
+mod omnisearch;
+mod util;
