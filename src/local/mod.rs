@@ -193,23 +193,8 @@ fn search_once(opts: &SearchOptions, warnings: &mut Vec<String>) -> Result<Local
             }
         }
     };
-    if bump_only {
-        // Current, but racily clean notes were re-read: record this run so later searches
-        // don't read them again (best effort; the answer is already right).
-        let hits = checked.found.clone().unwrap_or_default();
-        let _ = refresh::apply(
-            &store,
-            &lock,
-            &opts.vault,
-            opts.limits,
-            checked,
-            &crate::core::NoProgress,
-            warnings,
-        );
-        return Ok(answer(hits, false));
-    }
-    let stale_hits = checked.found.clone();
-    match refresh::apply(
+    let last_hits = checked.found.clone();
+    let applied = refresh::apply(
         &store,
         &lock,
         &opts.vault,
@@ -217,15 +202,19 @@ fn search_once(opts: &SearchOptions, warnings: &mut Vec<String>) -> Result<Local
         checked,
         &crate::core::NoProgress,
         warnings,
-    ) {
+    );
+    drop(lock);
+    match applied {
+        // Current, but racily clean notes were re-read: this run is recorded so later
+        // searches don't read them again (best effort; the answer is already right).
+        _ if bump_only => Ok(answer(last_hits.unwrap_or_default(), false)),
         Ok((index, _)) => {
-            drop(lock);
             let hits = search::run(&open_searcher(&index)?, opts, warnings)?;
             Ok(answer(hits, false))
         }
         Err(e) => {
             let why = format!("cannot update the index: {e:#}");
-            match stale_hits {
+            match last_hits {
                 Some(hits) => {
                     warnings.push(format!("{why}; searching the last committed index"));
                     Ok(answer(hits, true))

@@ -118,3 +118,6 @@ pub(super) struct ExpandedTerm {
     /// How much this term counts relative to the others (mean 1): rarer terms count more.
     pub(super) rarity: f32,
 }
+
+#[cfg(test)]
+mod tests;

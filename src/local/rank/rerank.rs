@@ -304,3 +304,106 @@ fn bonus(q: &ParsedQuery, terms: &[ExpandedTerm], f: &Features, name: f32) -> f3
     }
     bonus
 }
+
+#[cfg(test)]
+mod tests {
+    //! Each signal of the README's table, in points, on hand-made features.
+    use super::*;
+    use crate::local::query;
+    use crate::local::rank::Variants;
+
+    fn q(text: &str) -> ParsedQuery {
+        query::parse(&mut analyzer::text_analyzer(), text)
+    }
+
+    fn terms(q: &ParsedQuery) -> Vec<ExpandedTerm> {
+        q.terms
+            .iter()
+            .map(|t| ExpandedTerm {
+                text: t.text.clone(),
+                variants: Variants::default(),
+                rarity: 1.0,
+            })
+            .collect()
+    }
+
+    fn body(weight: f32, tf: f32) -> TermHits {
+        TermHits {
+            body: weight,
+            body_tf: tf,
+            ..TermHits::default()
+        }
+    }
+
+    fn feats(hits: Vec<TermHits>) -> Features {
+        Features {
+            path: String::new(),
+            terms: hits,
+            positions: HashMap::new(),
+        }
+    }
+
+    fn points(query: &str, f: &Features, name: f32) -> f32 {
+        let pq = q(query);
+        bonus(&pq, &terms(&pq), f, name)
+    }
+
+    #[test]
+    fn each_matched_word_all_words_and_term_frequency() {
+        // One word, in the text once: +20 (matched) +80 (all matched) +1 (tf).
+        assert_eq!(points("daemon", &feats(vec![body(1.0, 1.0)]), 0.0), 101.0);
+        // Through a variant of weight 0.5: both word signals scale.
+        assert_eq!(points("daemon", &feats(vec![body(0.5, 0.5)]), 0.0), 50.5);
+        // Term frequency stops at +5.
+        assert_eq!(points("daemon", &feats(vec![body(1.0, 40.0)]), 0.0), 105.0);
+    }
+
+    #[test]
+    fn partial_matches_get_the_squared_share() {
+        // Two words, one matched: +20, +40 × (1/2)² = +10, +1 tf.
+        let f = feats(vec![body(1.0, 1.0), TermHits::default()]);
+        assert_eq!(points("stale lock", &f, 0.0), 31.0);
+    }
+
+    #[test]
+    fn words_in_the_name_and_in_headings() {
+        let base = points("daemon", &feats(vec![body(1.0, 1.0)]), 0.0);
+        let titled = TermHits {
+            title: 1.0,
+            ..body(1.0, 1.0)
+        };
+        assert_eq!(points("daemon", &feats(vec![titled]), 0.0) - base, 8.0);
+        let headed = TermHits {
+            head: 1.0,
+            head_tf: 7.0,
+            ..body(1.0, 1.0)
+        };
+        // +2 per occurrence in headings, up to 3 occurrences.
+        assert_eq!(points("daemon", &feats(vec![headed]), 0.0) - base, 6.0);
+    }
+
+    #[test]
+    fn the_query_as_the_name() {
+        let f = feats(vec![body(1.0, 1.0)]);
+        let base = points("daemon", &f, 0.0);
+        assert_eq!(points("daemon", &f, 0.5) - base, 40.0);
+        // Identical: +80 and +40 more.
+        assert_eq!(points("daemon", &f, 1.0) - base, 120.0);
+    }
+
+    #[test]
+    fn phrases_in_the_text() {
+        let mut f = feats(vec![body(1.0, 1.0), body(1.0, 1.0)]);
+        let scattered = points("stale lock", &f, 0.0);
+        f.positions.insert("stale".into(), vec![3]);
+        f.positions.insert("lock".into(), vec![9]);
+        assert_eq!(points("stale lock", &f, 0.0), scattered);
+        f.positions.insert("lock".into(), vec![4, 9]);
+        // The query as a phrase: +30.
+        assert_eq!(points("stale lock", &f, 0.0) - scattered, 30.0);
+        // A quoted phrase present: +60 on top (the unquoted sequence still counts).
+        assert_eq!(points("\"stale lock\"", &f, 0.0) - scattered, 90.0);
+        // A name match replaces the body-phrase bonus.
+        assert_eq!(points("stale lock", &f, 1.0) - scattered, 120.0);
+    }
+}

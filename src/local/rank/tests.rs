@@ -1,0 +1,273 @@
+//! Unit tests of the ranking on tiny in-memory indexes: expansion (exact, inflection, prefix,
+//! typo), the candidate query (filters inside it, required phrases), and the order the re-rank
+//! signals of the README's table give.
+#![allow(clippy::unwrap_used)]
+
+use std::collections::HashMap;
+
+use tantivy::collector::TopDocs;
+use tantivy::{Index, Searcher};
+
+use super::expand::{expand, stemmer};
+use super::{candidate_query, expand_query, rerank, set_rarity, MatchKind, CANDIDATES};
+use crate::core::{Limits, Scope, SearchHit};
+use crate::local::query::{self, ParsedQuery};
+use crate::local::{analyzer, refresh, schema};
+
+struct Tiny {
+    _dir: tempfile::TempDir,
+    _index: Index,
+    searcher: Searcher,
+}
+
+fn tiny(notes: &[(&str, &str)]) -> Tiny {
+    let dir = tempfile::tempdir().unwrap();
+    for (path, text) in notes {
+        let p = dir.path().join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    let index = refresh::build_in_memory(dir.path(), Limits::default()).unwrap();
+    let searcher = index.reader().unwrap().searcher();
+    Tiny {
+        _dir: dir,
+        _index: index,
+        searcher,
+    }
+}
+
+fn parse(q: &str) -> ParsedQuery {
+    query::parse(&mut analyzer::text_analyzer(), q)
+}
+
+fn variants(t: &Tiny, word: &str) -> HashMap<String, f32> {
+    expand(&t.searcher, schema::fields(), word, &mut stemmer())
+        .unwrap()
+        .all
+}
+
+/// Candidate paths for a query in a scope, best BM25 first, phrases required or not.
+fn candidates(t: &Tiny, q: &str, scope: &Scope, require: bool) -> Vec<String> {
+    let fields = schema::fields();
+    let parsed = parse(q);
+    let terms = expand_query(&t.searcher, fields, &parsed).unwrap();
+    let query = candidate_query(fields, &parsed, &terms, require, scope, Vec::new());
+    let top = t
+        .searcher
+        .search(&query, &TopDocs::with_limit(10).order_by_score())
+        .unwrap();
+    top.into_iter()
+        .map(|(_, addr)| {
+            let doc: tantivy::TantivyDocument = t.searcher.doc(addr).unwrap();
+            use tantivy::schema::Value;
+            doc.get_first(fields.path)
+                .and_then(|v| v.as_str())
+                .unwrap()
+                .to_string()
+        })
+        .collect()
+}
+
+/// The whole ranking, as `search::run` does it.
+fn ranked(t: &Tiny, q: &str) -> Vec<SearchHit> {
+    let fields = schema::fields();
+    let parsed = parse(q);
+    let mut terms = expand_query(&t.searcher, fields, &parsed).unwrap();
+    set_rarity(&t.searcher, fields, &mut terms).unwrap();
+    let query = candidate_query(
+        fields,
+        &parsed,
+        &terms,
+        false,
+        &Scope::default(),
+        Vec::new(),
+    );
+    let top = t
+        .searcher
+        .search(&query, &TopDocs::with_limit(CANDIDATES).order_by_score())
+        .unwrap();
+    rerank(
+        &t.searcher,
+        fields,
+        &parsed,
+        &terms,
+        &top,
+        10,
+        &mut Vec::new(),
+    )
+    .unwrap()
+}
+
+fn first(t: &Tiny, q: &str) -> String {
+    ranked(t, q)[0].path.clone()
+}
+
+#[test]
+fn expansion_finds_exact_inflection_prefix_and_typo_variants() {
+    let t = tiny(&[(
+        "a.md",
+        "rebuild rebuilding kotlincompiledaemon daemon configuration\n",
+    )]);
+    let v = variants(&t, "daemon");
+    assert_eq!(v.get("daemon"), Some(&MatchKind::Exact.weight()));
+    let v = variants(&t, "rebuilds");
+    assert_eq!(v.get("rebuild"), Some(&MatchKind::Inflection.weight()));
+    assert_eq!(v.get("rebuilding"), Some(&MatchKind::Inflection.weight()));
+    let v = variants(&t, "kotlin");
+    assert_eq!(
+        v.get("kotlincompiledaemon"),
+        Some(&MatchKind::Prefix.weight())
+    );
+    // A transposition is one typo from five characters on.
+    let v = variants(&t, "deamon");
+    assert_eq!(v.get("daemon"), Some(&MatchKind::Typo1.weight()));
+    // Two typos only from nine characters on.
+    let v = variants(&t, "configuraton");
+    assert!(v.contains_key("configuration"));
+    let v = variants(&t, "daemn");
+    assert!(v.contains_key("daemon"), "{v:?}");
+    let v = variants(&t, "dxemn");
+    assert!(
+        !v.contains_key("daemon"),
+        "two typos in a short word: {v:?}"
+    );
+}
+
+#[test]
+fn every_variant_weighs_less_than_an_exact_match() {
+    for kind in [
+        MatchKind::Inflection,
+        MatchKind::Typo1,
+        MatchKind::Prefix,
+        MatchKind::Typo2,
+    ] {
+        assert!(kind.weight() < MatchKind::Exact.weight(), "{kind:?}");
+        assert!(kind.weight() > 0.0, "{kind:?}");
+    }
+}
+
+#[test]
+fn short_words_get_no_typo_variants() {
+    let t = tiny(&[("a.md", "cat car cart\n")]);
+    let v = variants(&t, "cat");
+    assert_eq!(v.get("cat"), Some(&1.0));
+    assert!(!v.contains_key("car"), "{v:?}");
+    // ...but prefixes from three characters.
+    let v = variants(&t, "car");
+    assert_eq!(v.get("cart"), Some(&MatchKind::Prefix.weight()));
+}
+
+#[test]
+fn candidate_query_applies_scope_and_exclusions_inside_the_query() {
+    let t = tiny(&[
+        ("A/x.md", "kotlin daemon\n"),
+        ("Ab/x.md", "kotlin daemon\n"),
+        ("B/x.md", "kotlin daemon gradle\n"),
+    ]);
+    let all = candidates(&t, "kotlin", &Scope::default(), false);
+    assert_eq!(all.len(), 3);
+    let scoped = candidates(&t, "kotlin", &Scope::new(Some("A"), &[]).unwrap(), false);
+    assert_eq!(scoped, vec!["A/x.md"]);
+    let excluded = candidates(
+        &t,
+        "kotlin",
+        &Scope::new(None, &["A".into()]).unwrap(),
+        false,
+    );
+    assert_eq!(excluded.len(), 2);
+    assert!(!excluded.contains(&"A/x.md".to_string()));
+    let without = candidates(&t, "kotlin -gradle", &Scope::default(), false);
+    assert!(!without.contains(&"B/x.md".to_string()), "{without:?}");
+    assert_eq!(without.len(), 2);
+}
+
+#[test]
+fn candidate_query_needs_no_word_but_may_require_phrases() {
+    let t = tiny(&[
+        ("one.md", "the stale lock stayed\n"),
+        ("two.md", "lock the stale door\n"),
+        ("three.md", "nothing relevant\n"),
+    ]);
+    // One word that no note has does not empty the candidates.
+    let loose = candidates(&t, "stale lock zebra", &Scope::default(), false);
+    assert_eq!(loose.len(), 2);
+    let required = candidates(&t, "\"stale lock\"", &Scope::default(), true);
+    assert_eq!(required, vec!["one.md"]);
+}
+
+#[test]
+fn all_words_beat_more_occurrences_of_one() {
+    let t = tiny(&[
+        ("both.md", "gradle once, and kotlin once\n"),
+        ("one.md", "gradle gradle gradle gradle gradle gradle\n"),
+    ]);
+    assert_eq!(first(&t, "gradle kotlin"), "both.md");
+}
+
+#[test]
+fn the_query_as_the_file_name_wins() {
+    let t = tiny(&[
+        ("Reverse proxy.md", "# Setup\nnginx in front of the apps\n"),
+        (
+            "notes.md",
+            "a reverse proxy, another reverse proxy, proxy reverse\n",
+        ),
+    ]);
+    assert_eq!(first(&t, "reverse proxy"), "Reverse proxy.md");
+}
+
+#[test]
+fn an_alias_counts_as_a_name() {
+    let t = tiny(&[
+        (
+            "k8s.md",
+            "---\naliases: [Container orchestration]\n---\nclusters\n",
+        ),
+        ("other.md", "container orchestration appears in this text\n"),
+    ]);
+    assert_eq!(first(&t, "container orchestration"), "k8s.md");
+}
+
+#[test]
+fn the_query_as_a_phrase_beats_scattered_words() {
+    let t = tiny(&[
+        ("scattered.md", "lock here. later a word: stale\n"),
+        ("phrase.md", "it was a stale lock\n"),
+    ]);
+    assert_eq!(first(&t, "stale lock"), "phrase.md");
+}
+
+#[test]
+fn headings_beat_the_body() {
+    let t = tiny(&[
+        ("body.md", "# Intro\nsomething about backups here\n"),
+        ("head.md", "# Backups\nsomething about it here\n"),
+    ]);
+    assert_eq!(first(&t, "backups"), "head.md");
+}
+
+#[test]
+fn excluded_phrases_drop_notes() {
+    let t = tiny(&[
+        ("a.md", "the stale lock\n"),
+        ("b.md", "the lock was stale\n"),
+    ]);
+    let hits = ranked(&t, "lock -\"stale lock\"");
+    let paths: Vec<&str> = hits.iter().map(|h| h.path.as_str()).collect();
+    assert_eq!(paths, vec!["b.md"]);
+}
+
+#[test]
+fn hits_carry_line_heading_matched_words_and_excerpt() {
+    let t = tiny(&[(
+        "n.md",
+        "---\ntags: [ops]\n---\n# Top\ntext\n## Fix\nrestart the daemon\n",
+    )]);
+    let h = &ranked(&t, "daemon")[0];
+    assert_eq!(h.line, Some(7));
+    assert_eq!(h.heading.as_deref(), Some("Fix"));
+    assert_eq!(h.matched, vec!["daemon"]);
+    assert_eq!(h.tags, vec!["ops"]);
+    assert!(h.excerpt.contains("restart the daemon"), "{}", h.excerpt);
+    assert_eq!(h.basename, "n");
+}
