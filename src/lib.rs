@@ -78,3 +78,11 @@ pub fn index_with_progress(
 pub fn status(vault: &Path, cache_dir: Option<&Path>, port: u16) -> Result<Status> {
     status::status(vault, cache_dir, port)
 }
+
+/// Not API, a test hook: bytes of note text this thread tokenized to locate hits since the
+/// last call (the total, and the most for one hit). Lets tests assert that the work per hit
+/// does not grow with the note.
+#[doc(hidden)]
+pub fn __passage_work() -> (u64, u64) {
+    local::passage_work()
+}

@@ -15,6 +15,7 @@
 pub(crate) mod analyzer;
 mod ignore;
 mod manifest;
+mod passage;
 mod plan;
 pub(crate) mod query;
 mod rank;
@@ -33,6 +34,7 @@ use tantivy::{Index, ReloadPolicy, Searcher};
 use crate::core::{round_to, IndexOptions, IndexProgress, IndexReport, SearchHit, SearchOptions};
 use store::Store;
 
+pub(crate) use passage::work as passage_work;
 pub(crate) use plan::changed_by_stat;
 
 /// What the local engine found.

@@ -52,6 +52,7 @@ pub(crate) struct Fields {
     pub size: Field,
     pub mtime_ns: Field,
     pub hash: Field,
+    pub checkpoints: Field,
 }
 
 /// The schema version together with the analyzer version: what a stored index must match.
@@ -149,6 +150,7 @@ fn build(json: &str) -> Result<Fields> {
         size: get("size")?,
         mtime_ns: get("mtime_ns")?,
         hash: get("hash")?,
+        checkpoints: get("checkpoints")?,
         schema,
     })
 }

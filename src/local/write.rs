@@ -12,6 +12,7 @@ use super::plan::{decode, read_capped, Plan, Upsert};
 use super::schema::{self, Fields};
 use super::store::{self, Payload};
 use super::walk::DiskNote;
+use super::{analyzer, passage};
 use crate::core::{IndexProgress, IndexReport, Limits, SkippedFile};
 use crate::text::note;
 
@@ -295,5 +296,9 @@ pub(super) fn note_document(
     doc.add_u64(fields.size, note.size);
     doc.add_i64(fields.mtime_ns, note.mtime_ns);
     doc.add_bytes(fields.hash, hash.as_slice());
+    let table = passage::checkpoints(&mut analyzer::text_analyzer(), text, meta.body_start);
+    if !table.is_empty() {
+        doc.add_bytes(fields.checkpoints, table.as_slice());
+    }
     doc
 }

@@ -106,7 +106,7 @@ fn split_frontmatter(text: &str) -> (Option<&str>, usize) {
     (None, 0)
 }
 
-fn heading(line: &str) -> Option<(u8, &str)> {
+pub(crate) fn heading(line: &str) -> Option<(u8, &str)> {
     let hashes = line.bytes().take_while(|&b| b == b'#').count();
     if hashes == 0 || hashes > 6 {
         return None;

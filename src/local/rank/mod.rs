@@ -39,7 +39,7 @@ const BM25_WEIGHT: f32 = 2.0;
 /// A ranking constant. Built with `--features tuning`, `VS_TUNE="name=value,..."` overrides
 /// them, so the weights can be re-fitted against query sets without recompiling; release
 /// builds always use the defaults written here.
-fn tune(name: &str, default: f32) -> f32 {
+pub(in crate::local) fn tune(name: &str, default: f32) -> f32 {
     #[cfg(feature = "tuning")]
     {
         use std::sync::OnceLock;

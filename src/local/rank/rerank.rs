@@ -9,13 +9,14 @@ use tantivy::postings::Postings;
 use tantivy::schema::{IndexRecordOption, Value};
 use tantivy::{DocAddress, DocSet, Searcher, TantivyDocument, Term};
 
-use super::matching::{excerpt_position, name_match};
+use super::matching::name_match;
 use super::{bm25_part, tune, ExpandedTerm};
 use crate::core::{round_to, SearchHit, ENGINE_LOCAL};
 use crate::local::analyzer;
+use crate::local::passage;
 use crate::local::query::ParsedQuery;
 use crate::local::schema::Fields;
-use crate::text::{excerpt, note, stem_of};
+use crate::text::{excerpt, stem_of};
 
 /// What the postings say about one query term in one note (best variant weight per field,
 /// weighted occurrence counts).
@@ -37,6 +38,10 @@ struct Features {
     terms: Vec<TermHits>,
     /// Body positions of the tokens that make up phrases.
     positions: HashMap<String, Vec<u32>>,
+    /// Body positions of every query term's variants: where the passages are.
+    occs: Vec<passage::Occ>,
+    /// Tokens in the body (tantivy's field norm: exact to 40, then within a few percent).
+    body_len: u32,
 }
 
 /// Re-ranks BM25 candidates with the bonus signals and returns the best `limit`, each with its
@@ -83,32 +88,33 @@ pub(crate) fn rerank(
         for (ti, t) in terms.iter().enumerate() {
             for (field, vars) in &t.variants.per_field {
                 let inv = seg.inverted_index(*field)?;
+                // Body positions give the passages; the other fields need counts only.
+                let option = if *field == fields.body {
+                    IndexRecordOption::WithFreqsAndPositions
+                } else {
+                    IndexRecordOption::WithFreqs
+                };
                 for (s, w) in vars {
                     let term = Term::from_field_text(*field, s);
-                    for_each_hit(
-                        &inv,
-                        &term,
-                        IndexRecordOption::WithFreqs,
-                        &docs,
-                        |i, postings| {
-                            let tf = postings.term_freq() as f32;
-                            let h = &mut feats[i].terms[ti];
-                            let slot = if *field == fields.title {
-                                &mut h.title
-                            } else if *field == fields.aliases {
-                                &mut h.alias
-                            } else if *field == fields.headings {
-                                h.head_tf += w * tf;
-                                &mut h.head
-                            } else if *field == fields.tags {
-                                &mut h.tags
-                            } else {
-                                h.body_tf += w * tf;
-                                &mut h.body
-                            };
-                            *slot = slot.max(*w);
-                        },
-                    )?;
+                    for_each_hit(&inv, &term, option, &docs, |i, postings| {
+                        let tf = postings.term_freq() as f32;
+                        let h = &mut feats[i].terms[ti];
+                        let slot = if *field == fields.title {
+                            &mut h.title
+                        } else if *field == fields.aliases {
+                            &mut h.alias
+                        } else if *field == fields.headings {
+                            h.head_tf += w * tf;
+                            &mut h.head
+                        } else if *field == fields.tags {
+                            &mut h.tags
+                        } else {
+                            h.body_tf += w * tf;
+                            passage::collect(postings, ti, *w, &mut feats[i].occs);
+                            &mut feats[i].terms[ti].body
+                        };
+                        *slot = slot.max(*w);
+                    })?;
                 }
             }
         }
@@ -127,6 +133,10 @@ pub(crate) fn rerank(
                 }
             }
         }
+        let norms = seg.get_fieldnorms_reader(fields.body)?;
+        for &(i, doc) in &docs {
+            feats[i].body_len = norms.fieldnorm(doc);
+        }
         let inv = seg.inverted_index(fields.body)?;
         for tok in &phrase_tokens {
             let term = Term::from_field_text(fields.body, tok);
@@ -140,6 +150,11 @@ pub(crate) fn rerank(
     }
 
     let mut analyzer = analyzer::text_analyzer();
+    let rarity: Vec<f32> = terms.iter().map(|t| t.rarity).collect();
+    let windows: Vec<Option<passage::Window>> = feats
+        .iter_mut()
+        .map(|f| passage::best_window(&mut f.occs, &rarity, passage::window_tokens(), 0))
+        .collect();
     let max_bm25 = candidates.iter().map(|c| c.0).fold(0.0f32, f32::max);
     let mut scored: Vec<(f64, usize)> = Vec::with_capacity(candidates.len());
     for (i, f) in feats.iter().enumerate() {
@@ -160,7 +175,7 @@ pub(crate) fn rerank(
                 name = name.max(name_match(&mut analyzer, a, terms));
             }
         }
-        let bonus = bonus(q, terms, f, name);
+        let bonus = bonus(q, terms, f, name, windows[i].as_ref());
         let bm25 = candidates[i].0;
         // Tuning builds only: each candidate's signals, to see why a note ranks where it does
         // (the front-end prints warnings on stderr).
@@ -171,7 +186,10 @@ pub(crate) fn rerank(
                 f.path, f.terms
             ));
         }
-        scored.push((f64::from(bonus + bm25_part(bm25, max_bm25)), i));
+        // A long note's BM25 says less about it: the same factor as its heading matches.
+        let bm25 =
+            bm25_part(bm25, max_bm25) * passage::focus(f.body_len).powf(tune("focus_bm25", 1.0));
+        scored.push((f64::from(bonus + bm25), i));
     }
     scored.sort_by(|a, b| {
         b.0.partial_cmp(&a.0)
@@ -189,8 +207,29 @@ pub(crate) fn rerank(
             .get_first(fields.body)
             .and_then(|v| v.as_str())
             .unwrap_or_default();
-        let meta = note::parse(body);
-        let pos = excerpt_position(&mut analyzer, q, terms, body, meta.body_start);
+        let table = doc
+            .get_first(fields.checkpoints)
+            .and_then(|v| v.as_bytes())
+            .unwrap_or_default();
+        let phrases: Vec<&[String]> = q
+            .phrases
+            .iter()
+            .chain(std::iter::once(&q.sequence))
+            .map(Vec::as_slice)
+            .collect();
+        let f = &mut feats[i];
+        // The best passage (a phrase first), located through the checkpoint table: the work
+        // is bounded by the passage, not the note.
+        let shown = passage::show(
+            &mut analyzer,
+            body,
+            table,
+            &phrases,
+            &f.positions,
+            &mut f.occs,
+            &rarity,
+        );
+        let pos = shown.spot.offset;
         let path = doc
             .get_first(fields.path)
             .and_then(|v| v.as_str())
@@ -209,11 +248,20 @@ pub(crate) fn rerank(
             path,
             score: round_to(score, 2),
             engine: ENGINE_LOCAL.into(),
-            excerpt: excerpt::make_excerpt_from(body, pos, meta.body_start),
-            line: Some(excerpt::line_of(body, pos)),
-            heading: note::heading_at(&meta, pos),
-            tags: meta.tags.clone(),
-            aliases: meta.aliases.clone(),
+            excerpt: excerpt::make_excerpt_from(body, pos, shown.text_start),
+            line: Some(shown.spot.line),
+            heading: shown.spot.heading,
+            // From the stored fields: parsing the note again would read all of it.
+            tags: doc
+                .get_first(fields.tags)
+                .and_then(|v| v.as_str())
+                .map(|t| t.split(' ').map(str::to_string).collect())
+                .unwrap_or_default(),
+            aliases: doc
+                .get_all(fields.aliases)
+                .filter_map(|v| v.as_str())
+                .map(str::to_string)
+                .collect(),
             matched,
             highlight,
         });
@@ -257,7 +305,13 @@ fn has_phrase(positions: &HashMap<String, Vec<u32>>, phrase: &[String]) -> bool 
 
 /// The seed's bonus signals for one note (see the module docs), from its features and how
 /// well its name matches the query.
-fn bonus(q: &ParsedQuery, terms: &[ExpandedTerm], f: &Features, name: f32) -> f32 {
+fn bonus(
+    q: &ParsedQuery,
+    terms: &[ExpandedTerm],
+    f: &Features,
+    name: f32,
+    window: Option<&passage::Window>,
+) -> f32 {
     let n = f.terms.len();
     if n == 0 {
         return 0.0;
@@ -266,12 +320,14 @@ fn bonus(q: &ParsedQuery, terms: &[ExpandedTerm], f: &Features, name: f32) -> f3
     let mut min_match = 1.0f32;
     let mut sum_match = 0.0f32;
     let mut tf = 0.0f32;
-    for (h, t) in f.terms.iter().zip(terms) {
+    for (k, (h, t)) in f.terms.iter().zip(terms).enumerate() {
         let title = h.title.max(h.alias);
-        let matched = title.max(h.body).max(h.head).max(h.tags);
+        // In the text, a word counts where the best passage holds it, not anywhere in the note.
+        let (body, head, body_tf) = passage::near(h.body, h.head, h.body_tf, window, k);
+        let matched = title.max(body).max(head).max(h.tags);
         min_match = min_match.min(matched);
         sum_match += matched * t.rarity;
-        tf += h.body_tf;
+        tf += body_tf;
         let r = if tune("rar_term", 0.0) > 0.0 {
             t.rarity
         } else {
@@ -279,7 +335,7 @@ fn bonus(q: &ParsedQuery, terms: &[ExpandedTerm], f: &Features, name: f32) -> f3
         };
         bonus += tune("s_term", 20.0) * matched * r
             + tune("s_title", 8.0) * title
-            + tune("s_head", 2.0) * h.head_tf.min(3.0);
+            + tune("s_head", 2.0) * h.head_tf.min(3.0) * passage::focus(f.body_len);
     }
     if min_match > 0.0 {
         bonus += tune("s_all", 80.0) * min_match;
@@ -340,12 +396,23 @@ mod tests {
             path: String::new(),
             terms: hits,
             positions: HashMap::new(),
+            occs: Vec::new(),
+            body_len: 0,
+        }
+    }
+
+    /// The passage as if every body match of the features stood together in it.
+    fn together(f: &Features) -> passage::Window {
+        passage::Window {
+            per_term: f.terms.iter().map(|h| h.body).collect(),
+            tf: f.terms.iter().map(|h| h.body_tf).collect(),
+            ..passage::Window::default()
         }
     }
 
     fn points(query: &str, f: &Features, name: f32) -> f32 {
         let pq = q(query);
-        bonus(&pq, &terms(&pq), f, name)
+        bonus(&pq, &terms(&pq), f, name, Some(&together(f)))
     }
 
     #[test]
@@ -356,6 +423,19 @@ mod tests {
         assert_eq!(points("daemon", &feats(vec![body(0.5, 0.5)]), 0.0), 50.5);
         // Term frequency stops at +5.
         assert_eq!(points("daemon", &feats(vec![body(1.0, 40.0)]), 0.0), 105.0);
+    }
+
+    #[test]
+    fn words_count_in_the_passage_only() {
+        // Both words are in the text, but the best passage holds only the first: scored as a
+        // partial match (+20, +40 × (1/2)², +1 tf), not as all words.
+        let pq = q("stale lock");
+        let f = feats(vec![body(1.0, 1.0), body(1.0, 1.0)]);
+        let mut w = together(&f);
+        w.per_term[1] = 0.0;
+        w.tf[1] = 0.0;
+        assert_eq!(bonus(&pq, &terms(&pq), &f, 0.0, Some(&w)), 31.0);
+        assert_eq!(points("stale lock", &f, 0.0), 20.0 * 2.0 + 80.0 + 2.0);
     }
 
     #[test]
@@ -378,8 +458,12 @@ mod tests {
             head_tf: 7.0,
             ..body(1.0, 1.0)
         };
-        // +2 per occurrence in headings, up to 3 occurrences.
+        // +2 per occurrence in headings, up to 3 occurrences...
         assert_eq!(points("daemon", &feats(vec![headed]), 0.0) - base, 6.0);
+        // ...scaled down in a note far longer than an article (2,000 tokens).
+        let mut long = feats(vec![headed]);
+        long.body_len = 8000;
+        assert_eq!(points("daemon", &long, 0.0) - base, 1.5);
     }
 
     #[test]
