@@ -43,6 +43,7 @@ pub enum Action {
     },
     Skill(crate::cli::SkillArgs),
     Completions(clap_complete::Shell),
+    Mcp(crate::mcp::McpOptions),
 }
 
 #[derive(Debug, Clone)]
@@ -178,6 +179,13 @@ impl Config {
             },
             Some(Command::Skill(s)) => Action::Skill(s),
             Some(Command::Completions(c)) => Action::Completions(c.shell),
+            Some(Command::Mcp(m)) => Action::Mcp(crate::mcp::McpOptions {
+                vault: vault.clone(),
+                cache_dir: cache_dir.clone(),
+                port: resolve_port(m.port)?,
+                index_wait: std::time::Duration::from_secs(m.index_wait),
+                print_config: m.print_config,
+            }),
         };
         Ok(Config {
             vault,

@@ -38,6 +38,7 @@ pub mod ignore;
 pub mod index;
 pub mod local;
 pub mod manifest;
+pub mod mcp;
 pub mod note;
 pub mod omnisearch;
 pub mod output;
@@ -104,6 +105,10 @@ pub fn index(opts: &IndexOptions) -> Result<IndexReport> {
 
 /// Runs one resolved command line: prints its output to stdout.
 pub fn run(config: &Config) -> Result<()> {
+    if let Action::Mcp(opts) = &config.action {
+        // Before stdout is locked below: the server writes to it from another thread.
+        return mcp::run(opts.clone());
+    }
     // One write at the end instead of one per line (stdout is line-buffered, and an agent
     // reading a pipe is woken for each).
     let mut out = io::BufWriter::with_capacity(64 * 1024, io::stdout().lock());
@@ -147,6 +152,7 @@ pub fn run(config: &Config) -> Result<()> {
             clap_complete::generate(*shell, &mut cmd, "vault-search", &mut out);
             Ok(())
         }
+        Action::Mcp(_) => Ok(()), // served above
         Action::Index(i) => {
             let report = index::run(&config.vault, config.cache_dir.as_deref(), i)?;
             if config.json {
