@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """`vault-search mcp` timings: `initialize` on a cold vault, and warm `search_notes` latency.
 
-usage: benches/mcp_latency.py BIN VAULT [--queries FILE.jsonl] [--n 40] [--cold-rounds 5]
+usage: benches/mcp_latency.py BIN VAULT [--queries FILE.jsonl] [--n 40] [--cold-rounds 5] [--cli]
 
 Speaks raw JSON-RPC over the server's pipes (standard library only), so the figures are the
 server's, not a client SDK's.
@@ -13,6 +13,9 @@ server's, not a client SDK's.
   (it waits for the background build of the whole index).
 - warm search: the same server afterwards, `--n` queries (one pass to warm up, then timed),
   `source: local`, each with the freshness check; median and 90th percentile per call.
+
+- with `--cli`: the same queries as whole `vault-search --json --source local` processes on the
+  same index, timed in the same run, alternating with the MCP calls, for a side-by-side ratio.
 
 Queries come from a JSONL file with a "query" field per line (default: a few fixed words).
 """
@@ -102,6 +105,7 @@ def main():
     ap.add_argument("--queries")
     ap.add_argument("--n", type=int, default=40)
     ap.add_argument("--cold-rounds", type=int, default=5)
+    ap.add_argument("--cli", action="store_true")
     a = ap.parse_args()
     binary, vault = os.path.abspath(a.binary), os.path.abspath(a.vault)
     if a.queries:
@@ -130,11 +134,25 @@ def main():
         print(f"first search on a cold vault (waits for the background build): {ms(first)}")
         for q in queries:
             s.search(q)
-        times = sorted(s.search(q) for q in queries)
+        times, cli = [], []
+        env = dict(os.environ, VAULT_SEARCH_CACHE_DIR=cache, OMNISEARCH_PORT="9")
+        for q in queries:
+            times.append(s.search(q))
+            if a.cli:
+                t0 = time.perf_counter()
+                subprocess.run(
+                    [binary, "--vault", vault, "--json", "--source", "local", "--", q],
+                    env=env, stdout=subprocess.DEVNULL, check=True,
+                )
+                cli.append(time.perf_counter() - t0)
+        s.stop()
+        times.sort()
         p90 = times[min(len(times) - 1, int(len(times) * 0.9))]
         print(f"warm search_notes ({len(times)} queries): median {ms(statistics.median(times))}, "
               f"p90 {ms(p90)}")
-        s.stop()
+        if cli:
+            print(f"the same queries as CLI processes: median {ms(statistics.median(cli))} "
+                  f"(MCP / CLI = {statistics.median(times) / statistics.median(cli):.2f})")
 
 
 if __name__ == "__main__":
