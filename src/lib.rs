@@ -32,6 +32,7 @@
 mod core;
 mod dispatch;
 mod local;
+mod mcp;
 mod omnisearch;
 mod status;
 mod text;
@@ -85,4 +86,13 @@ pub fn status(vault: &Path, cache_dir: Option<&Path>, port: u16) -> Result<Statu
 #[doc(hidden)]
 pub fn __passage_work() -> (u64, u64) {
     local::passage_work()
+}
+
+/// Not API, a test hook: holds the writer lock of `vault`'s index below `cache_dir` until the
+/// returned value is dropped, as another `vault-search index` would.
+#[doc(hidden)]
+pub fn __hold_writer_lock(cache_dir: &Path, vault: &Path) -> Result<Box<dyn std::any::Any>> {
+    let lock = local::writer_lock(cache_dir, vault)?
+        .ok_or_else(|| anyhow::anyhow!("the writer lock is taken"))?;
+    Ok(Box::new(lock))
 }

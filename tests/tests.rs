@@ -6,5 +6,6 @@ mod agent;
 mod giant;
 mod hardening;
 mod local;
+mod mcp;
 mod omnisearch;
 mod util;

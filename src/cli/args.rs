@@ -82,6 +82,8 @@ pub(crate) enum Command {
     Skill(SkillArgs),
     /// Print a shell completion script
     Completions(CompletionsArgs),
+    /// Serve the search as an MCP server on stdin/stdout (for Claude, Codex, Cursor)
+    Mcp(crate::mcp::McpArgs),
 }
 
 #[derive(Debug, Clone, ClapArgs)]

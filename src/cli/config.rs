@@ -39,6 +39,7 @@ pub(crate) enum Action {
     },
     Skill(SkillArgs),
     Completions(clap_complete::Shell),
+    Mcp(crate::mcp::McpOptions),
 }
 
 #[derive(Debug, Clone)]
@@ -103,6 +104,13 @@ impl Config {
             },
             Some(Command::Skill(s)) => Action::Skill(s),
             Some(Command::Completions(c)) => Action::Completions(c.shell),
+            Some(Command::Mcp(m)) => Action::Mcp(crate::mcp::McpOptions {
+                vault: vault.clone(),
+                cache_dir: cache_dir.clone(),
+                port: resolve_port(m.port)?,
+                index_wait: std::time::Duration::from_secs(m.index_wait),
+                print_config: m.print_config,
+            }),
         };
         Ok(Config {
             vault,

@@ -6,7 +6,7 @@ mod args;
 mod config;
 pub(crate) mod print;
 mod progress;
-mod skill;
+pub(crate) mod skill;
 
 use std::io::{self, Write};
 use std::process::ExitCode;
@@ -43,6 +43,10 @@ fn warn_all(warnings: &[String]) {
 
 /// Runs one resolved command line: prints its output to stdout.
 fn run(config: &Config) -> Result<()> {
+    if let Action::Mcp(opts) = &config.action {
+        // Before stdout is locked below: the server writes to it from another thread.
+        return crate::mcp::run(opts.clone());
+    }
     // One write at the end instead of one per line (stdout is line-buffered, and an agent
     // reading a pipe is woken for each).
     let mut out = io::BufWriter::with_capacity(64 * 1024, io::stdout().lock());
@@ -87,6 +91,7 @@ fn run(config: &Config) -> Result<()> {
             clap_complete::generate(*shell, &mut cmd, "vault-search", &mut out);
             Ok(())
         }
+        Action::Mcp(_) => Ok(()), // served above
         Action::Index(i) => {
             let cache_dir = config.cache_dir.clone().context(
                 "no cache directory on this system: pass --cache-dir DIR or set VAULT_SEARCH_CACHE_DIR",

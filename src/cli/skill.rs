@@ -69,6 +69,9 @@ What the JSON tells you:
   searched. That is not "no matches": run the search again with `--source local`.
 - `"stale": true`: another process was updating the local index; very recent edits may be
   missing from these results.
+
+The same search is also served over MCP (`{cmd} mcp`; setup: `{cmd} mcp --print-config
+claude-code`). When this session has its tools (`search_notes`, `read_note`), use either.
 "#
     )
 }

@@ -4,6 +4,7 @@
 //! [`SearchResponse`] object. Fields may be added in later versions; existing fields never
 //! change meaning. The README documents the same schema.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// `engine` of a hit or an answer from the Omnisearch plugin.
@@ -16,7 +17,7 @@ pub const ENGINE_LOCAL: &str = "local";
 pub const ENGINE_BOTH: &str = "both";
 
 /// One search, as printed by `--json`.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, JsonSchema)]
 pub struct SearchResponse {
     /// The query as typed (words joined with single spaces).
     pub query: String,
@@ -54,7 +55,7 @@ pub struct SearchResponse {
 }
 
 /// `--source both`: both engines' answers to the same query.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, JsonSchema)]
 pub struct Comparison {
     /// `omnisearch` or `omnisearch (offline)`.
     pub omnisearch_engine: String,
@@ -70,7 +71,7 @@ pub struct Comparison {
 }
 
 /// One ranked note.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, JsonSchema)]
 pub struct SearchHit {
     /// Vault-relative path with `/` separators.
     pub path: String,

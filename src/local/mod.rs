@@ -47,6 +47,24 @@ pub(crate) struct LocalAnswer {
     pub(crate) warnings: Vec<String>,
 }
 
+/// A usable committed index of `vault` exists below `cache_dir`.
+pub(crate) fn has_index(cache_dir: &std::path::Path, vault: &std::path::Path) -> bool {
+    matches!(
+        Store::new(cache_dir, vault).open_current_reader(),
+        Ok(Some(_))
+    )
+}
+
+/// Takes the writer lock of `vault`'s index as an indexer would (`None`: another holds it).
+pub(crate) fn writer_lock(
+    cache_dir: &std::path::Path,
+    vault: &std::path::Path,
+) -> Result<Option<store::WriterLock>> {
+    let store = Store::new(cache_dir, vault);
+    store.ensure_root()?;
+    store.try_lock()
+}
+
 /// Builds or updates the index of a vault (`vault-search index`). When another process is
 /// indexing, returns at once with `busy: true`.
 pub(crate) fn index(opts: &IndexOptions, progress: &dyn IndexProgress) -> Result<IndexReport> {

@@ -1,0 +1,193 @@
+//! `vault-search mcp`: the search as a Model Context Protocol server on stdin/stdout.
+//!
+//! Agents that speak MCP (Claude Code and Desktop, Codex, Cursor) get three read-only tools —
+//! `search_notes`, `read_note`, `index_status` — over the same library calls the command line
+//! makes, without a shell. Built on the official Rust SDK (`rmcp`).
+//!
+//! The async runtime exists only inside [`run`]: a plain search never starts it. The library
+//! is blocking, so every tool call runs on tokio's blocking pool and a slow search never holds
+//! up a `read_note`. The index is built in the background ([`background`]) so `initialize` is
+//! answered at once even for a vault never indexed. stdout carries protocol messages only;
+//! diagnostics go to stderr. EOF on stdin ends the server with exit 0.
+
+mod background;
+pub mod config_snippets;
+mod read_note;
+mod tools;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use rmcp::handler::server::common::schema_for_output;
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{CallToolResult, ErrorData};
+use rmcp::{tool, tool_handler, tool_router, ServerHandler, ServiceExt};
+
+use background::Indexer;
+pub use config_snippets::Client;
+
+/// The schema of `search_notes`' structured answer: the output contract's own types, without
+/// their field documentation (the README has it; tool definitions cost tokens in every
+/// conversation).
+fn output_schema() -> Arc<rmcp::model::JsonObject> {
+    fn strip(v: &mut serde_json::Value) {
+        match v {
+            serde_json::Value::Object(m) => {
+                m.remove("description");
+                m.values_mut().for_each(strip);
+            }
+            serde_json::Value::Array(a) => a.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
+    let mut v = serde_json::Value::Object((*schema_for_output::<crate::SearchResponse>()).clone());
+    strip(&mut v);
+    match v {
+        serde_json::Value::Object(m) => Arc::new(m),
+        _ => schema_for_output::<crate::SearchResponse>(),
+    }
+}
+
+/// `vault-search mcp` flags.
+#[derive(Debug, Clone, clap::Args)]
+pub struct McpArgs {
+    /// Omnisearch HTTP port (1-65535) [default: $OMNISEARCH_PORT, else 51361]
+    #[arg(long, value_name = "P", value_parser = clap::value_parser!(u16).range(1..))]
+    pub port: Option<u16>,
+
+    /// How long a search waits for the first index build of a vault before it says to retry
+    #[arg(long, value_name = "SECS", default_value_t = 30)]
+    pub index_wait: u64,
+
+    /// Print the setup snippet for an MCP client (with this binary's path) and exit
+    #[arg(long, value_enum, value_name = "CLIENT")]
+    pub print_config: Option<Client>,
+}
+
+/// Everything the server needs, resolved by [`crate::config`].
+#[derive(Debug, Clone)]
+pub struct McpOptions {
+    /// Canonical vault directory.
+    pub vault: PathBuf,
+    /// User cache directory (the index lives below it); `None`: each search indexes in memory.
+    pub cache_dir: Option<PathBuf>,
+    /// Omnisearch HTTP port.
+    pub port: u16,
+    /// How long a search waits for the first index build.
+    pub index_wait: Duration,
+    /// Print this client's setup snippet instead of serving.
+    pub print_config: Option<Client>,
+}
+
+/// State shared by all tool calls.
+#[derive(Debug)]
+pub(crate) struct Ctx {
+    pub(crate) opts: McpOptions,
+    pub(crate) indexer: Arc<Indexer>,
+}
+
+/// Serves MCP on stdin/stdout until EOF (or prints a setup snippet).
+pub fn run(opts: McpOptions) -> Result<()> {
+    if let Some(client) = opts.print_config {
+        let bin = crate::cli::skill::binary_path()?;
+        print!("{}", config_snippets::snippet(client, &bin, &opts.vault));
+        return Ok(());
+    }
+    // One thread drives the protocol; tool calls run on the blocking pool.
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let served = rt.block_on(serve(opts));
+    // A blocking read of stdin or a search still running would keep a normal shutdown
+    // waiting: the answer is sent, the process is leaving.
+    rt.shutdown_background();
+    served
+}
+
+async fn serve(opts: McpOptions) -> Result<()> {
+    let indexer = Arc::new(Indexer::new(opts.vault.clone(), opts.cache_dir.clone()));
+    let server = Server {
+        ctx: Arc::new(Ctx { opts, indexer }),
+        tool_router: Server::tool_router(),
+    };
+    let running = match server.serve(rmcp::transport::stdio()).await {
+        Ok(r) => r,
+        // EOF before `initialize`: the client went away; nothing to report.
+        Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => return Ok(()),
+        Err(e) => return Err(e).context("MCP handshake failed"),
+    };
+    running.waiting().await.context("the MCP server stopped")?;
+    Ok(())
+}
+
+#[derive(Debug, Clone)]
+struct Server {
+    ctx: Arc<Ctx>,
+    tool_router: ToolRouter<Server>,
+}
+
+/// A tool call on the blocking pool: the library does blocking I/O.
+async fn blocking(
+    f: impl FnOnce() -> CallToolResult + Send + 'static,
+) -> Result<CallToolResult, ErrorData> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| ErrorData::internal_error(format!("the tool failed: {e}"), None))
+}
+
+#[tool_router]
+impl Server {
+    #[tool(
+        description = "Ranked full-text search of the user's Obsidian vault (notes, not code). \
+            Returns path:line — heading — excerpt per hit; read one with read_note.",
+        annotations(read_only_hint = true, idempotent_hint = true, open_world_hint = false),
+        output_schema = output_schema()
+    )]
+    async fn search_notes(
+        &self,
+        Parameters(p): Parameters<tools::SearchParams>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let ctx = Arc::clone(&self.ctx);
+        blocking(move || tools::search_notes(&ctx, p)).await
+    }
+
+    #[tool(
+        description = "Numbered lines of one vault note: around line (with context), or from \
+            from_line (max_lines). Capped at 400 lines / 64 KB.",
+        annotations(read_only_hint = true, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn read_note(
+        &self,
+        Parameters(p): Parameters<read_note::ReadParams>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let vault = self.ctx.opts.vault.clone();
+        blocking(move || read_note::read_note(&vault, &p)).await
+    }
+
+    #[tool(
+        description = "Index and Omnisearch status of the vault: notes indexed, last update, \
+            notes changed since, background indexing.",
+        annotations(read_only_hint = true, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn index_status(&self) -> Result<CallToolResult, ErrorData> {
+        let ctx = Arc::clone(&self.ctx);
+        blocking(move || tools::index_status(&ctx)).await
+    }
+}
+
+#[tool_handler(
+    router = self.tool_router,
+    name = "vault-search",
+    instructions = "Search the user's Obsidian vault (their notes) with search_notes, then \
+        read_note on a hit's path and line."
+)]
+impl ServerHandler for Server {
+    async fn on_initialized(&self, _context: rmcp::service::NotificationContext<rmcp::RoleServer>) {
+        // After the handshake, so the build never competes with the `initialize` answer.
+        self.ctx.indexer.ensure_started(false);
+    }
+}

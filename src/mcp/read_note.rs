@@ -1,0 +1,240 @@
+//! `read_note`: numbered lines of one note, so a client can read a hit without file access.
+//!
+//! The path comes from the model, so it is untrusted: only a vault-relative `.md` path that
+//! resolves (symlinks followed) to a file inside the vault is read. Output is capped so one
+//! call cannot flood the conversation; the text says where it was cut and how to go on.
+
+use std::fmt::Write as _;
+use std::io::{BufRead, BufReader};
+use std::path::{Component, Path, PathBuf};
+
+use rmcp::model::{CallToolResult, ContentBlock};
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::tools::tool_error;
+
+/// Most lines one call returns.
+pub(crate) const MAX_LINES: u64 = 400;
+/// Most bytes of note text one call returns.
+pub(crate) const MAX_BYTES: usize = 64 * 1024;
+/// Lines either side of `line` when `context` is not given.
+const DEFAULT_CONTEXT: u64 = 20;
+
+/// `read_note` arguments.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+pub(crate) struct ReadParams {
+    /// Vault-relative path of a note, as search_notes returns it
+    pub path: String,
+    /// Line to center on (1-based), e.g. a hit's line
+    pub line: Option<u64>,
+    /// With line: lines before and after it (default 20)
+    pub context: Option<u64>,
+    /// First line to return (1-based; without line)
+    pub from_line: Option<u64>,
+    /// Lines to return from from_line (max 400)
+    pub max_lines: Option<u64>,
+}
+
+/// Runs `read_note` (blocking: call it on a blocking thread).
+pub(crate) fn read_note(vault: &Path, p: &ReadParams) -> CallToolResult {
+    match read(vault, p) {
+        Ok(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
+        Err(why) => tool_error(why),
+    }
+}
+
+/// The first line and how many lines the call asks for.
+fn window(p: &ReadParams) -> Result<(u64, u64), String> {
+    match (p.line, p.from_line) {
+        (Some(_), Some(_)) => Err("give either line (with context) or from_line, not both".into()),
+        (Some(0), _) | (_, Some(0)) => Err("lines are numbered from 1".into()),
+        (Some(line), None) => {
+            if p.max_lines.is_some() {
+                return Err("max_lines goes with from_line; with line, use context".into());
+            }
+            let ctx = p.context.unwrap_or(DEFAULT_CONTEXT);
+            // A context beyond the cap still centers on `line`; the cut is reported.
+            let from = line.saturating_sub(ctx.min(MAX_LINES / 2)).max(1);
+            Ok((from, line.saturating_add(ctx) - from + 1))
+        }
+        (None, from) => {
+            if p.context.is_some() {
+                return Err("context goes with line".into());
+            }
+            // No max_lines: the rest of the note (so a longer note is reported as cut).
+            let n = p.max_lines.unwrap_or(u64::MAX);
+            if n == 0 {
+                return Err("max_lines must be at least 1".into());
+            }
+            Ok((from.unwrap_or(1), n))
+        }
+    }
+}
+
+/// Resolves a model-given path to a note file inside the vault, or says why not.
+pub(crate) fn resolve(vault: &Path, raw: &str) -> Result<PathBuf, String> {
+    if raw.trim().is_empty() {
+        return Err(
+            "path is empty: give a vault-relative note path, as search_notes returns".into(),
+        );
+    }
+    let unified = raw.replace('\\', "/");
+    let rel = Path::new(&unified);
+    // `C:/x` has no root on Unix but names another drive on Windows: refuse it everywhere.
+    let drive = unified.as_bytes().get(1) == Some(&b':');
+    if rel.has_root() || drive {
+        return Err(format!(
+            "{raw:?} is absolute: give the path relative to the vault"
+        ));
+    }
+    if rel.components().any(|c| matches!(c, Component::ParentDir)) {
+        return Err(format!(
+            "{raw:?} contains '..': paths must stay inside the vault"
+        ));
+    }
+    let is_md = rel
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("md"));
+    if !is_md {
+        return Err(format!("{raw:?} is not a note: only .md files can be read"));
+    }
+    let root = vault
+        .canonicalize()
+        .map_err(|e| format!("cannot open the vault {}: {e}", vault.display()))?;
+    let real = root
+        .join(rel)
+        .canonicalize()
+        .map_err(|_| format!("no note {raw:?} in the vault"))?;
+    if !real.starts_with(&root) {
+        return Err(format!(
+            "{raw:?} leads out of the vault through a symlink: not read"
+        ));
+    }
+    let is_md = real
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("md"));
+    if !is_md || !real.is_file() {
+        return Err(format!("{raw:?} is not a note file"));
+    }
+    Ok(real)
+}
+
+fn read(vault: &Path, p: &ReadParams) -> Result<String, String> {
+    let (from, requested) = window(p)?;
+    let want = requested.min(MAX_LINES);
+    let file = resolve(vault, &p.path)?;
+    let f = std::fs::File::open(&file).map_err(|e| format!("cannot read {:?}: {e}", p.path))?;
+    let mut reader = BufReader::new(f);
+    let mut body = String::new();
+    let mut buf = Vec::new();
+    let mut n: u64 = 0;
+    let mut last = 0;
+    let mut cut_by_bytes = false;
+    loop {
+        buf.clear();
+        let got = reader
+            .read_until(b'\n', &mut buf)
+            .map_err(|e| format!("cannot read {:?}: {e}", p.path))?;
+        if got == 0 {
+            break;
+        }
+        n += 1;
+        if n < from || n >= from + want || cut_by_bytes {
+            // Past the window the loop only counts lines, for the "of N" in the header.
+            continue;
+        }
+        let text = String::from_utf8_lossy(&buf);
+        let text = text.trim_end_matches(['\n', '\r']);
+        if body.len() + text.len() > MAX_BYTES {
+            cut_by_bytes = true;
+            if body.is_empty() {
+                // One line longer than the cap: its start, rather than nothing.
+                let mut end = MAX_BYTES;
+                while !text.is_char_boundary(end) {
+                    end -= 1;
+                }
+                let _ = writeln!(body, "{n}\t{}[…]", &text[..end]);
+                last = n;
+            }
+            continue;
+        }
+        let _ = writeln!(body, "{n}\t{text}");
+        last = n;
+    }
+    let total = n;
+    if total == 0 {
+        return Ok(format!("{} is empty\n", p.path));
+    }
+    if from > total {
+        return Err(format!(
+            "{} has {total} lines: nothing at line {from}",
+            p.path
+        ));
+    }
+    let mut out = format!("{} (lines {from}-{last} of {total})\n{body}", p.path);
+    if last < total {
+        let cap = if cut_by_bytes {
+            Some(format!("{} KB", MAX_BYTES / 1024))
+        } else {
+            (requested > want).then(|| format!("{MAX_LINES} lines"))
+        };
+        match cap {
+            Some(cap) => writeln!(
+                out,
+                "[cut after line {last} ({cap} per call); continue with from_line={}]",
+                last + 1
+            ),
+            None => writeln!(
+                out,
+                "[{} more lines; from_line={} reads on]",
+                total - last,
+                last + 1
+            ),
+        }
+        .ok();
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refuses_paths_that_leave_the_vault() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let v = dir.path();
+        for bad in [
+            "/etc/passwd.md",
+            "../x.md",
+            "a/../../x.md",
+            "C:/x.md",
+            "a.txt",
+            "",
+        ] {
+            assert!(resolve(v, bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn windows() {
+        let p = |line, context, from_line, max_lines| ReadParams {
+            path: "a.md".into(),
+            line,
+            context,
+            from_line,
+            max_lines,
+        };
+        assert_eq!(window(&p(Some(30), Some(5), None, None)), Ok((25, 11)));
+        assert_eq!(window(&p(Some(2), None, None, None)), Ok((1, 22)));
+        assert_eq!(window(&p(None, None, Some(10), Some(5))), Ok((10, 5)));
+        assert_eq!(window(&p(None, None, None, None)), Ok((1, u64::MAX)));
+        assert_eq!(
+            window(&p(Some(1000), Some(500), None, None)),
+            Ok((800, 701))
+        );
+        assert!(window(&p(Some(1), None, Some(1), None)).is_err());
+        assert!(window(&p(Some(0), None, None, None)).is_err());
+    }
+}

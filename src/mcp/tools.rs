@@ -1,0 +1,279 @@
+//! `search_notes` and `index_status`: the library's answers, shaped for an MCP client.
+//!
+//! Each tool returns two views of one answer: `structuredContent` (the `--json` object, which
+//! the declared output schema describes) for clients that parse it, and a compact text for
+//! the many that only show text to the model: one line per hit, so a result list costs a few
+//! hundred tokens rather than the JSON's thousands.
+
+use std::fmt::Write as _;
+use std::time::Duration;
+
+use rmcp::model::{CallToolResult, ContentBlock};
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::background::{Outcome, Phase};
+use super::Ctx;
+use crate::core::{ENGINE_OFFLINE, ENGINE_OMNISEARCH};
+use crate::{Scope, SearchOptions, SearchResponse, Source};
+
+/// Most hits one call may ask for: more would flood the conversation.
+pub(crate) const MAX_LIMIT: u16 = 50;
+const DEFAULT_LIMIT: u16 = 10;
+/// How long a search waits for a background refresh of an existing index before it reads
+/// the last commit instead.
+const REFRESH_WAIT: Duration = Duration::from_secs(1);
+
+/// `search_notes` arguments. New filters are added as optional fields.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+pub(crate) struct SearchParams {
+    /// Words to find; "quoted phrase", -word to exclude
+    pub query: String,
+    /// Max hits (1-50, default 10)
+    #[schemars(range(min = 1, max = 50))]
+    pub limit: Option<u16>,
+    /// Only notes below this vault-relative folder
+    pub folder: Option<String>,
+    /// Skip notes below these folders
+    #[serde(default)]
+    pub exclude: Vec<String>,
+    /// Engine: auto (Omnisearch if Obsidian runs, else local index), omnisearch, local
+    pub source: Option<SourceParam>,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum SourceParam {
+    Auto,
+    Omnisearch,
+    Local,
+}
+
+/// The structured answer is the `--json` object itself; how the index state shaped it (a
+/// background build) is one more of its `warnings`.
+fn with_notice(mut r: SearchResponse, notice: Option<String>) -> SearchResponse {
+    if let Some(n) = notice {
+        r.warnings.insert(0, n);
+    }
+    r
+}
+
+pub(crate) fn tool_error(msg: impl Into<String>) -> CallToolResult {
+    CallToolResult::error(vec![ContentBlock::text(msg)])
+}
+
+/// Runs `search_notes` (blocking: call it on a blocking thread).
+pub(crate) fn search_notes(ctx: &Ctx, p: SearchParams) -> CallToolResult {
+    let query = p.query.split_whitespace().collect::<Vec<_>>().join(" ");
+    if query.is_empty() {
+        return tool_error("query is empty: give at least one word to search for");
+    }
+    let limit = p.limit.unwrap_or(DEFAULT_LIMIT);
+    if !(1..=MAX_LIMIT).contains(&limit) {
+        return tool_error(format!("limit must be 1-{MAX_LIMIT}, not {limit}"));
+    }
+    let scope = match Scope::new(p.folder.as_deref(), &p.exclude) {
+        Ok(s) => s,
+        Err(e) => return tool_error(format!("{e:#}")),
+    };
+    let source = match p.source.unwrap_or(SourceParam::Auto) {
+        SourceParam::Auto => Source::Auto,
+        SourceParam::Omnisearch => Source::Omnisearch,
+        SourceParam::Local => Source::Local,
+    };
+    let mut opts = SearchOptions {
+        vault: ctx.opts.vault.clone(),
+        cache_dir: ctx.opts.cache_dir.clone(),
+        query,
+        limit: usize::from(limit),
+        scope,
+        source,
+        port: ctx.opts.port,
+        refresh: true,
+        include_ignored: false,
+        limits: crate::core::Limits::default(),
+    };
+    let mut notice = None;
+    if source != Source::Omnisearch {
+        match prepare_local(ctx, &mut opts) {
+            Prepared::Search(n) => notice = n,
+            Prepared::Answered(answer) => return answer,
+        }
+    }
+    match crate::search(&opts) {
+        Ok(r) => answer(with_notice(r, notice)),
+        Err(e) => tool_error(format!("search failed: {e:#}")),
+    }
+}
+
+enum Prepared {
+    /// Search with the (possibly changed) options; the notice says how the index state shaped
+    /// the answer.
+    Search(Option<String>),
+    /// Already answered (Omnisearch alone, or an error).
+    Answered(CallToolResult),
+}
+
+/// Makes sure a search that may reach the local engine finds an index to read, without
+/// indexing the vault a second time next to the background build.
+fn prepare_local(ctx: &Ctx, opts: &mut SearchOptions) -> Prepared {
+    ctx.indexer.ensure_started(false);
+    if !matches!(ctx.indexer.phase(), Phase::Running { .. }) && has_index(ctx) {
+        return Prepared::Search(None);
+    }
+    if has_index(ctx) {
+        if let Phase::Running { since } = ctx.indexer.wait(REFRESH_WAIT.min(ctx.opts.index_wait)) {
+            opts.refresh = false;
+            return Prepared::Search(Some(format!(
+                "the index is being updated in the background ({}s so far): answered from the \
+                 last committed index",
+                since.elapsed().as_secs()
+            )));
+        }
+        return Prepared::Search(None);
+    }
+    // No index yet. Omnisearch needs none: when Obsidian answers, that is the answer.
+    if opts.source == Source::Auto {
+        let mut omni = opts.clone();
+        omni.source = Source::Omnisearch;
+        if let Ok(r) = crate::search(&omni) {
+            if r.engine == ENGINE_OMNISEARCH && !r.results.is_empty() {
+                let note = "the local index is still being built; Omnisearch answered".to_string();
+                return Prepared::Answered(answer(with_notice(r, Some(note))));
+            }
+        }
+    }
+    let started = std::time::Instant::now();
+    let deadline = started + ctx.opts.index_wait;
+    loop {
+        // A build that found another process's writer lock is retried: that process may have
+        // died before committing.
+        ctx.indexer.ensure_started(true);
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        let phase = ctx.indexer.wait(left);
+        if has_index(ctx) {
+            let waited = started.elapsed().as_secs_f64();
+            return Prepared::Search(
+                (waited >= 0.5).then(|| {
+                    format!("waited {waited:.1}s for the first index build of this vault")
+                }),
+            );
+        }
+        match phase {
+            // No cache dir or a failed build: the engine indexes in memory for this search,
+            // which is slow but answers.
+            Phase::Finished(Outcome::Failed(_) | Outcome::Indexed(_)) => {
+                return Prepared::Search(None)
+            }
+            _ if left.is_zero() => {
+                return Prepared::Answered(tool_error(format!(
+                    "the local index of this vault is still being built (waited {}s); try again \
+                     in a minute, or use source=omnisearch while Obsidian runs",
+                    ctx.opts.index_wait.as_secs()
+                )))
+            }
+            // Another process is building it: look again shortly.
+            Phase::Finished(Outcome::Busy) => {
+                std::thread::sleep(Duration::from_millis(200).min(left))
+            }
+            _ => {}
+        }
+    }
+}
+
+/// A usable committed index exists.
+fn has_index(ctx: &Ctx) -> bool {
+    ctx.opts
+        .cache_dir
+        .as_deref()
+        .is_some_and(|cache| crate::local::has_index(cache, &ctx.opts.vault))
+}
+
+/// The structured answer plus its one-line-per-hit text.
+fn answer(a: SearchResponse) -> CallToolResult {
+    let text = to_text(&a);
+    let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+    result.structured_content = serde_json::to_value(&a).ok();
+    result
+}
+
+/// `path:line — heading — excerpt`, one line per hit, after a header naming the engine.
+pub(crate) fn to_text(a: &SearchResponse) -> String {
+    let mut out = String::new();
+    for w in &a.warnings {
+        let _ = writeln!(out, "note: {w}");
+    }
+    if a.stale {
+        out.push_str("note: another process is updating the index; results may be stale\n");
+    }
+    if a.engine == ENGINE_OFFLINE {
+        let why = a.error.as_deref().unwrap_or("no answer");
+        let _ = writeln!(
+            out,
+            "Omnisearch did not answer ({why}): nothing was searched. Use source=auto or local."
+        );
+        return out;
+    }
+    if a.results.is_empty() {
+        let _ = writeln!(
+            out,
+            "No notes match \"{}\" ({}). Try fewer words or other words (a synonym, the \
+             English or German term){}.",
+            a.query,
+            a.engine,
+            if a.engine == ENGINE_OMNISEARCH {
+                "; Omnisearch needs every word, source=local does not"
+            } else {
+                ""
+            }
+        );
+        return out;
+    }
+    let _ = writeln!(
+        out,
+        "{} hits ({}); read one with read_note(path, line):",
+        a.total_results, a.engine
+    );
+    for h in &a.results {
+        out.push_str(&h.path);
+        if let Some(l) = h.line {
+            let _ = write!(out, ":{l}");
+        }
+        if let Some(heading) = &h.heading {
+            let _ = write!(out, " — {}", one_line(heading));
+        }
+        let _ = writeln!(out, " — {}", one_line(&h.excerpt));
+    }
+    out
+}
+
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// `index_status`: [`crate::status::status`] plus what the background build is doing.
+pub(crate) fn index_status(ctx: &Ctx) -> CallToolResult {
+    let st = match crate::status::status(
+        &ctx.opts.vault,
+        ctx.opts.cache_dir.as_deref(),
+        ctx.opts.port,
+    ) {
+        Ok(st) => st,
+        Err(e) => return tool_error(format!("status failed: {e:#}")),
+    };
+    let background = match ctx.indexer.phase() {
+        Phase::NotStarted => "not started".to_string(),
+        Phase::Running { since } => format!("running for {}s", since.elapsed().as_secs()),
+        Phase::Finished(Outcome::Indexed(r)) => crate::cli::print::index_summary(&r),
+        Phase::Finished(Outcome::Busy) => "another process was indexing".to_string(),
+        Phase::Finished(Outcome::Failed(why)) => format!("failed: {why}"),
+    };
+    let mut text = crate::cli::print::status_text(&st);
+    let _ = writeln!(text, "{:<18}{background}", "background index");
+    let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+    if let Ok(serde_json::Value::Object(mut map)) = serde_json::to_value(&st) {
+        map.insert("background_index".into(), background.into());
+        result.structured_content = Some(serde_json::Value::Object(map));
+    }
+    result
+}

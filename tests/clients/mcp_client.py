@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+"""`vault-search mcp` checked by an independent client: the official MCP Python SDK.
+
+Starts the binary through the SDK's stdio client against a small vault of its own, lists the
+tools, calls each one, and checks the answers (the SDK itself validates structured output
+against each tool's declared outputSchema). Exits non-zero on the first failure.
+
+    python tests/clients/mcp_client.py path/to/vault-search
+
+`.ci/run` installs the pinned SDK in a venv and runs this after `cargo test`.
+"""
+
+import asyncio
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from mcp import ClientSession, StdioServerParameters, stdio_client
+
+NOTES = {
+    "Dev/kotlin.md": "---\ntags: [build]\n---\n# Kotlin\n\nThe gradle daemon kept a stale lock.\n",
+    "Dev/rust.md": "# Rust\n\nCargo builds crates.\n",
+    "Meta/todo.md": "# Todo\n\nfix the gradle daemon\n",
+}
+
+
+def check(cond, what):
+    if not cond:
+        raise AssertionError(what)
+
+
+def text_of(result):
+    return "".join(c.text for c in result.content if getattr(c, "type", None) == "text")
+
+
+async def run(binary: str, root: Path) -> None:
+    vault = root / "vault"
+    for rel, body in NOTES.items():
+        p = vault / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(body, encoding="utf-8")
+    env = {
+        "VAULT_SEARCH_CACHE_DIR": str(root / "cache"),
+        # A port nothing listens on: no real Obsidian answers.
+        "OMNISEARCH_PORT": "9",
+    }
+    params = StdioServerParameters(
+        command=binary, args=["mcp", "--vault", str(vault)], env=env
+    )
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as session:
+            init = await session.initialize()
+            check(init.server_info.name == "vault-search", f"server name: {init.server_info}")
+
+            tools = (await session.list_tools()).tools
+            names = sorted(t.name for t in tools)
+            check(names == ["index_status", "read_note", "search_notes"], f"tools: {names}")
+            for t in tools:
+                a = t.annotations
+                check(
+                    a is not None and a.read_only_hint and a.idempotent_hint and a.open_world_hint is False,
+                    f"{t.name} annotations: {a}",
+                )
+            search = next(t for t in tools if t.name == "search_notes")
+            check(search.output_schema is not None, "search_notes declares an outputSchema")
+
+            # The SDK validates structuredContent against that schema in call_tool.
+            r = await session.call_tool("search_notes", {"query": "stale daemon", "source": "local"})
+            check(not r.is_error, f"search failed: {text_of(r)}")
+            s = r.structured_content
+            check(s["engine"] == "local", f"engine: {s['engine']}")
+            check(s["total_results"] == len(s["results"]) >= 1, f"results: {s}")
+            top = s["results"][0]
+            check(top["path"] == "Dev/kotlin.md", f"top hit: {top}")
+            check(top["line"] == 6 and top["heading"] == "Kotlin", f"line/heading: {top}")
+            check(top["tags"] == ["build"], f"tags: {top}")
+            check("Dev/kotlin.md:6 — Kotlin — " in text_of(r), f"text: {text_of(r)}")
+
+            r = await session.call_tool("search_notes", {"query": "zeppelin", "source": "local"})
+            check(not r.is_error and r.structured_content["total_results"] == 0, "no hits")
+            check("fewer words" in text_of(r), f"no-hit text: {text_of(r)}")
+
+            r = await session.call_tool("search_notes", {"query": "gradle", "limit": 99})
+            check(r.is_error, "limit 99 is refused")
+
+            r = await session.call_tool("read_note", {"path": "Dev/kotlin.md", "line": 6, "context": 1})
+            check(not r.is_error, f"read_note failed: {text_of(r)}")
+            check("6\tThe gradle daemon kept a stale lock." in text_of(r), f"read_note: {text_of(r)}")
+
+            r = await session.call_tool("read_note", {"path": "../outside.md"})
+            check(r.is_error and ".." in text_of(r), f"read_note outside: {text_of(r)}")
+
+            r = await session.call_tool("index_status", {})
+            check(not r.is_error, f"index_status failed: {text_of(r)}")
+            st = r.structured_content
+            check(st["indexed"] is True and st["notes"] == len(NOTES), f"status: {st}")
+            check(st["omnisearch_answers"] is False, f"status: {st}")
+
+
+def leaves(e):
+    """The real failures inside the task groups' exception groups."""
+    subs = getattr(e, "exceptions", None)
+    if isinstance(subs, (list, tuple)):
+        return [leaf for sub in subs for leaf in leaves(sub)]
+    return [e]
+
+
+def main() -> int:
+    if len(sys.argv) != 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    binary = os.path.abspath(sys.argv[1])
+    with tempfile.TemporaryDirectory() as d:
+        try:
+            asyncio.run(asyncio.wait_for(run(binary, Path(d)), timeout=120))
+        except Exception as e:  # report any failure and exit non-zero
+            for leaf in leaves(e):
+                print(f"mcp client check FAILED: {type(leaf).__name__}: {leaf}", file=sys.stderr)
+            return 1
+    print("mcp client check: ok (official Python SDK)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,497 @@
+//! `vault-search mcp`: the real binary spoken to in JSON-RPC over its stdin/stdout.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver};
+use std::time::{Duration, Instant};
+
+use crate::util::Env;
+use serde_json::{json, Value};
+use vault_search::SearchResponse;
+
+/// Generous: a debug build on a busy machine; nothing here measures speed.
+const DEADLINE: Duration = Duration::from_secs(60);
+
+/// A running server and the JSON-RPC messages it wrote, one per stdout line.
+struct Session {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<Value>,
+    /// Messages read while waiting for another id.
+    backlog: Vec<Value>,
+    next_id: u64,
+}
+
+impl Session {
+    fn start(env: &Env, extra: &[&str]) -> Session {
+        let mut cmd: Command = env.cmd();
+        let mut child = cmd
+            .arg("mcp")
+            .args(extra)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                // stdout carries protocol messages only: anything else fails the test.
+                let v: Value = serde_json::from_str(&line)
+                    .unwrap_or_else(|e| panic!("non-JSON on stdout ({e}): {line}"));
+                assert_eq!(v["jsonrpc"], "2.0", "{line}");
+                if tx.send(v).is_err() {
+                    break;
+                }
+            }
+        });
+        Session {
+            stdin: child.stdin.take(),
+            child,
+            lines: rx,
+            backlog: Vec::new(),
+            next_id: 1,
+        }
+    }
+
+    /// Started and through the `initialize` handshake.
+    fn ready(env: &Env, extra: &[&str]) -> Session {
+        let mut s = Session::start(env, extra);
+        let init = s.request(
+            "initialize",
+            json!({"protocolVersion": "2025-06-18", "capabilities": {},
+                   "clientInfo": {"name": "test", "version": "1"}}),
+        );
+        assert!(init.get("result").is_some(), "{init}");
+        s.send_raw(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        s
+    }
+
+    fn send_raw(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().unwrap();
+        writeln!(stdin, "{line}").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// Sends a request; returns its id.
+    fn send(&mut self, method: &str, params: Value) -> u64 {
+        let id = self.next_id;
+        self.next_id += 1;
+        let msg = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        self.send_raw(&msg.to_string());
+        id
+    }
+
+    /// The next message matching `pred` (others are kept for later).
+    fn wait_for(&mut self, pred: impl Fn(&Value) -> bool) -> Value {
+        if let Some(i) = self.backlog.iter().position(&pred) {
+            return self.backlog.remove(i);
+        }
+        let deadline = Instant::now() + DEADLINE;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let msg = self
+                .lines
+                .recv_timeout(left)
+                .unwrap_or_else(|e| panic!("no answer ({e}); seen: {:?}", self.backlog));
+            if pred(&msg) {
+                return msg;
+            }
+            self.backlog.push(msg);
+        }
+    }
+
+    fn response(&mut self, id: u64) -> Value {
+        self.wait_for(|m| m["id"] == id)
+    }
+
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.send(method, params);
+        self.response(id)
+    }
+
+    /// A `tools/call` result (panics on a JSON-RPC error).
+    fn call(&mut self, tool: &str, args: Value) -> Value {
+        let r = self.request("tools/call", json!({"name": tool, "arguments": args}));
+        r.get("result")
+            .unwrap_or_else(|| panic!("JSON-RPC error: {r}"))
+            .clone()
+    }
+
+    /// Closes stdin and waits for the exit code.
+    fn finish(mut self) -> Option<i32> {
+        drop(self.stdin.take());
+        let deadline = Instant::now() + DEADLINE;
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status.code();
+            }
+            assert!(Instant::now() < deadline, "the server did not exit on EOF");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn text(result: &Value) -> String {
+    result["content"][0]["text"].as_str().unwrap().to_string()
+}
+
+fn is_error(result: &Value) -> bool {
+    result["isError"] == true
+}
+
+fn structured(result: &Value) -> SearchResponse {
+    serde_json::from_value(result["structuredContent"].clone())
+        .unwrap_or_else(|e| panic!("structuredContent is not the --json object ({e}): {result}"))
+}
+
+fn vault() -> Env {
+    let env = Env::new();
+    env.write(
+        "Dev/kotlin.md",
+        "---\ntags: [build]\n---\n# Kotlin\n\nThe gradle daemon kept a stale lock.\n",
+    );
+    env.write("Dev/rust.md", "# Rust\n\nCargo builds crates.\n");
+    env.write("Meta/todo.md", "# Todo\n\nfix the gradle daemon\n");
+    env
+}
+
+#[test]
+fn initialize_and_a_compact_tool_list() {
+    let env = vault();
+    let mut s = Session::start(&env, &[]);
+    let init = s.request(
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {},
+               "clientInfo": {"name": "test", "version": "1"}}),
+    );
+    let result = &init["result"];
+    assert_eq!(result["serverInfo"]["name"], "vault-search");
+    assert!(result["capabilities"]["tools"].is_object(), "{init}");
+    s.send_raw(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+
+    let list = s.request("tools/list", json!({}));
+    let tools = list["result"]["tools"].as_array().unwrap();
+    let mut names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    names.sort_unstable();
+    assert_eq!(names, ["index_status", "read_note", "search_notes"]);
+    for t in tools {
+        let a = &t["annotations"];
+        assert_eq!(a["readOnlyHint"], true, "{t}");
+        assert_eq!(a["idempotentHint"], true, "{t}");
+        assert_eq!(a["openWorldHint"], false, "{t}");
+    }
+    let search = tools.iter().find(|t| t["name"] == "search_notes").unwrap();
+    assert_eq!(search["inputSchema"]["required"], json!(["query"]));
+    let out = &search["outputSchema"]["properties"];
+    for field in ["query", "engine", "total_results", "results", "stale"] {
+        assert!(out.get(field).is_some(), "outputSchema lacks {field}");
+    }
+    // Tool definitions are sent to the model in every conversation.
+    let size = list["result"].to_string().len();
+    assert!(size < 5000, "tools/list is {size} characters");
+    assert_eq!(s.finish(), Some(0));
+}
+
+#[test]
+fn search_notes_answers_structured_and_as_text() {
+    let env = vault();
+    let mut s = Session::ready(&env, &[]);
+    let r = s.call(
+        "search_notes",
+        json!({"query": "stale daemon", "source": "local"}),
+    );
+    assert!(!is_error(&r), "{r}");
+    let answer = structured(&r);
+    assert_eq!(answer.engine, "local");
+    assert_eq!(answer.query, "stale daemon");
+    assert_eq!(answer.results[0].path, "Dev/kotlin.md");
+    assert_eq!(answer.results[0].line, Some(6));
+    assert_eq!(answer.results[0].heading.as_deref(), Some("Kotlin"));
+    assert_eq!(answer.results[0].tags, ["build"]);
+    assert_eq!(answer.total_results, answer.results.len());
+    let t = text(&r);
+    assert!(t.contains("Dev/kotlin.md:6 — Kotlin — "), "{t}");
+
+    // Scope, limit, and auto falling back to the local engine (Omnisearch is not running).
+    let r = s.call(
+        "search_notes",
+        json!({"query": "gradle", "exclude": ["Dev"], "limit": 1}),
+    );
+    let answer = structured(&r);
+    assert_eq!(answer.engine, "local");
+    assert!(answer.fallback_reason.is_some());
+    let paths: Vec<&str> = answer.results.iter().map(|h| h.path.as_str()).collect();
+    assert_eq!(paths, ["Meta/todo.md"]);
+    let r = s.call("search_notes", json!({"query": "gradle", "folder": "Dev"}));
+    assert_eq!(structured(&r).results[0].path, "Dev/kotlin.md");
+}
+
+#[test]
+fn search_notes_with_no_hits_suggests_other_words() {
+    let env = vault();
+    let mut s = Session::ready(&env, &[]);
+    let r = s.call(
+        "search_notes",
+        json!({"query": "zeppelin", "source": "local"}),
+    );
+    assert!(!is_error(&r));
+    assert_eq!(structured(&r).total_results, 0);
+    assert!(text(&r).contains("fewer words"), "{}", text(&r));
+}
+
+#[test]
+fn search_notes_refuses_bad_arguments() {
+    let env = vault();
+    let mut s = Session::ready(&env, &[]);
+    for (args, why) in [
+        (json!({"query": "  "}), "empty"),
+        (json!({"query": "x", "limit": 51}), "1-50"),
+        (json!({"query": "x", "limit": 0}), "1-50"),
+        (json!({"query": "x", "folder": "../up"}), ".."),
+    ] {
+        let r = s.call("search_notes", args.clone());
+        assert!(is_error(&r), "{args}: {r}");
+        assert!(text(&r).contains(why), "{args}: {}", text(&r));
+    }
+    // Arguments that don't fit the schema: a tool error the model can correct from.
+    for (args, why) in [
+        (json!({}), "query"),
+        (json!({"query": 3}), "string"),
+        (json!({"query": "x", "source": "web"}), "web"),
+    ] {
+        let r = s.call("search_notes", args.clone());
+        assert!(is_error(&r), "{args}: {r}");
+        assert!(text(&r).contains(why), "{args}: {}", text(&r));
+    }
+    let r = s.request(
+        "tools/call",
+        json!({"name": "no_such_tool", "arguments": {}}),
+    );
+    assert!(r.get("error").is_some(), "{r}");
+}
+
+#[test]
+fn the_index_stays_fresh_between_calls() {
+    let env = vault();
+    let mut s = Session::ready(&env, &[]);
+    let q = json!({"query": "zeppelin", "source": "local"});
+    assert_eq!(
+        structured(&s.call("search_notes", q.clone())).total_results,
+        0
+    );
+    env.write("New/airship.md", "# Airship\n\nA zeppelin over the lake.\n");
+    let answer = structured(&s.call("search_notes", q));
+    assert_eq!(answer.results[0].path, "New/airship.md");
+}
+
+#[test]
+fn read_note_returns_numbered_lines() {
+    let env = vault();
+    let body: String = (1..=1000).map(|i| format!("line {i}\n")).collect();
+    env.write("long.md", &body);
+    let mut s = Session::ready(&env, &[]);
+
+    let r = s.call(
+        "read_note",
+        json!({"path": "Dev/kotlin.md", "line": 6, "context": 1}),
+    );
+    assert!(!is_error(&r), "{r}");
+    let t = text(&r);
+    assert!(t.starts_with("Dev/kotlin.md (lines 5-6 of 6)\n"), "{t}");
+    assert!(
+        t.contains("\n6\tThe gradle daemon kept a stale lock.\n"),
+        "{t}"
+    );
+
+    let t = text(&s.call(
+        "read_note",
+        json!({"path": "long.md", "from_line": 10, "max_lines": 3}),
+    ));
+    assert!(
+        t.contains("\n10\tline 10\n11\tline 11\n12\tline 12\n"),
+        "{t}"
+    );
+    assert!(!t.contains("line 13"), "{t}");
+    assert!(t.contains("from_line=13"), "{t}");
+
+    // The whole note is more than one call returns: cut, and said where.
+    let t = text(&s.call("read_note", json!({"path": "long.md"})));
+    assert!(t.contains("\n400\tline 400\n"), "{t}");
+    assert!(!t.contains("line 401"));
+    assert!(
+        t.contains("cut after line 400") && t.contains("from_line=401"),
+        "{t}"
+    );
+}
+
+#[test]
+fn read_note_refuses_what_is_not_a_note_in_the_vault() {
+    let env = vault();
+    env.write("data.txt", "not a note\n");
+    let outside = env.root.path().join("secret.md");
+    std::fs::write(&outside, "outside the vault\n").unwrap();
+    let mut cases = vec![
+        (outside.display().to_string(), "absolute"),
+        ("../secret.md".to_string(), ".."),
+        ("Dev/../../secret.md".to_string(), ".."),
+        ("data.txt".to_string(), "not a note"),
+        ("Dev/missing.md".to_string(), "no note"),
+        (String::new(), "empty"),
+    ];
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink(&outside, env.vault.join("link.md")).unwrap();
+        std::os::unix::fs::symlink(env.root.path(), env.vault.join("up")).unwrap();
+        cases.push(("link.md".into(), "symlink"));
+        cases.push(("up/secret.md".into(), "symlink"));
+    }
+    let mut s = Session::ready(&env, &[]);
+    for (path, why) in cases {
+        let r = s.call("read_note", json!({"path": path}));
+        assert!(is_error(&r), "{path}: {r}");
+        let t = text(&r);
+        assert!(t.contains(why), "{path}: {t}");
+        assert!(!t.contains("outside the vault"), "{path}: leaked {t}");
+    }
+    for args in [
+        json!({"path": "Dev/kotlin.md", "line": 0}),
+        json!({"path": "Dev/kotlin.md", "line": 2, "from_line": 1}),
+        json!({"path": "Dev/kotlin.md", "from_line": 99}),
+    ] {
+        assert!(is_error(&s.call("read_note", args.clone())), "{args}");
+    }
+}
+
+#[test]
+fn index_status_reports_the_index() {
+    let env = vault();
+    let mut s = Session::ready(&env, &[]);
+    // A search waits for the background build, so afterwards the index exists.
+    s.call("search_notes", json!({"query": "cargo", "source": "local"}));
+    let r = s.call("index_status", json!({}));
+    assert!(!is_error(&r), "{r}");
+    let st: vault_search::Status = serde_json::from_value(r["structuredContent"].clone()).unwrap();
+    assert!(st.indexed);
+    assert_eq!(st.notes, 3);
+    assert!(!st.omnisearch_answers);
+    assert!(r["structuredContent"]["background_index"].is_string());
+    assert!(text(&r).contains("notes indexed     3"), "{}", text(&r));
+}
+
+#[test]
+fn malformed_input_gets_an_error_and_the_server_keeps_serving() {
+    let env = vault();
+    let mut s = Session::ready(&env, &[]);
+    // Not JSON at all: ignored (there is no id to answer; this is what the official SDKs do).
+    s.send_raw("this is not json");
+    // JSON, but not a JSON-RPC message: an Invalid Request error.
+    s.send_raw(r#"{"hello": "world"}"#);
+    let err = s.wait_for(|m| m.get("error").is_some() && m["id"].is_null());
+    assert_eq!(err["error"]["code"], -32600, "{err}");
+    let r = s.request("no/such/method", json!({}));
+    assert_eq!(r["error"]["code"], -32601, "{r}");
+    // Still serving.
+    let r = s.call("read_note", json!({"path": "Dev/rust.md"}));
+    assert!(text(&r).contains("Cargo builds crates."));
+    assert_eq!(s.finish(), Some(0));
+}
+
+#[test]
+fn eof_ends_the_server_with_exit_0() {
+    let env = vault();
+    assert_eq!(Session::start(&env, &[]).finish(), Some(0));
+    let s = Session::ready(&env, &[]);
+    assert_eq!(s.finish(), Some(0));
+}
+
+/// Holds the vault's writer lock, as another `vault-search index` would.
+fn hold_writer_lock(env: &Env) -> Box<dyn std::any::Any> {
+    vault_search::__hold_writer_lock(&env.cache, &env.vault).unwrap()
+}
+
+#[test]
+fn a_search_waiting_for_the_index_does_not_block_read_note() {
+    let env = vault();
+    let lock = hold_writer_lock(&env);
+    let mut s = Session::ready(&env, &["--index-wait", "120"]);
+    // No index and the writer lock taken: the search waits for a build it can't start yet.
+    let search = s.send(
+        "tools/call",
+        json!({"name": "search_notes", "arguments": {"query": "stale", "source": "local"}}),
+    );
+    let read = s.send(
+        "tools/call",
+        json!({"name": "read_note", "arguments": {"path": "Dev/rust.md"}}),
+    );
+    let r = s.response(read);
+    assert!(text(&r["result"]).contains("Cargo builds"), "{r}");
+    assert!(
+        !s.backlog.iter().any(|m| m["id"] == search),
+        "the search answered before the lock was released"
+    );
+    drop(lock);
+    let r = s.response(search);
+    let answer = structured(&r["result"]);
+    assert_eq!(answer.results[0].path, "Dev/kotlin.md");
+}
+
+#[test]
+fn a_search_says_when_the_first_index_is_not_ready() {
+    let env = vault();
+    let _lock = hold_writer_lock(&env);
+    let mut s = Session::ready(&env, &["--index-wait", "1"]);
+    let r = s.call("search_notes", json!({"query": "stale", "source": "local"}));
+    assert!(is_error(&r), "{r}");
+    assert!(text(&r).contains("still being built"), "{}", text(&r));
+}
+
+#[test]
+fn a_search_while_another_process_writes_says_it_may_be_stale() {
+    let env = vault();
+    crate::util::assert_ok(&env.run(&["index"]));
+    let _lock = hold_writer_lock(&env);
+    env.write(
+        "Dev/rust.md",
+        "# Rust\n\nCargo builds crates, and a stale one.\n",
+    );
+    let mut s = Session::ready(&env, &[]);
+    let r = s.call("search_notes", json!({"query": "stale", "source": "local"}));
+    let answer = structured(&r);
+    assert!(answer.stale, "{r}");
+    assert!(text(&r).contains("may be stale"), "{}", text(&r));
+    assert_eq!(answer.results[0].path, "Dev/kotlin.md");
+}
+
+#[test]
+fn print_config_names_this_binary() {
+    let env = vault();
+    let bin = std::fs::canonicalize(env!("CARGO_BIN_EXE_vault-search")).unwrap();
+    let bin = bin.display().to_string();
+    for client in ["claude-desktop", "cursor"] {
+        let out = env.run(&["mcp", "--print-config", client]);
+        crate::util::assert_ok(&out);
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let server = &v["mcpServers"]["vault-search"];
+        assert_eq!(server["command"], bin.as_str());
+        assert_eq!(server["args"][0], "mcp");
+        assert_eq!(server["args"][2], env.vault.display().to_string());
+    }
+    let codex = crate::util::stdout(&env.run(&["mcp", "--print-config", "codex"]));
+    assert!(codex.starts_with("[mcp_servers.vault-search]\n"), "{codex}");
+    assert!(codex.contains(&format!("command = \"{bin}\"")), "{codex}");
+    let claude = crate::util::stdout(&env.run(&["mcp", "--print-config", "claude-code"]));
+    assert!(claude.starts_with("claude mcp add"), "{claude}");
+    assert!(claude.contains(&bin), "{claude}");
+    let bad = env.run(&["mcp", "--print-config", "vim"]);
+    assert_eq!(bad.status.code(), Some(2));
+}
