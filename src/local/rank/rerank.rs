@@ -196,6 +196,7 @@ pub(crate) fn rerank(
             .and_then(|v| v.as_str())
             .unwrap_or_default()
             .to_string();
+        let modified_ns = crate::local::list::mtime_of(searcher, fields, candidates[i].1);
         let mut matched = Vec::new();
         let mut highlight = Vec::new();
         for (t, h) in terms.iter().zip(&feats[i].terms) {
@@ -214,6 +215,8 @@ pub(crate) fn rerank(
             heading: note::heading_at(&meta, pos),
             tags: meta.tags.clone(),
             aliases: meta.aliases.clone(),
+            modified: modified_ns.and_then(crate::core::rfc3339),
+            modified_ns,
             matched,
             highlight,
         });
