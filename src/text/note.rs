@@ -128,6 +128,9 @@ fn heading(line: &str) -> Option<(u8, &str)> {
 /// link `[a](#x)` or an entity `&#123;`), outside inline code, not `#` alone, not `#123` issue
 /// numbers; a trailing `/` is not part of the tag.
 fn inline_tags(line: &str, tags: &mut Vec<String>) {
+    if !line.contains('#') {
+        return;
+    }
     let bytes = line.as_bytes();
     let code = code_spans(line);
     for (i, _) in line.match_indices('#') {
