@@ -99,12 +99,50 @@ fn main() {
             c.into_iter().collect::<String>()
         };
         let folder = first_folder(&dir);
-        let queries: Vec<(&str, String, Option<String>)> = vec![
-            ("1 term", w(200), None),
-            ("3 terms", format!("{} {} {}", w(40), w(700), w(9000)), None),
-            ("typo", typo, None),
-            ("phrase", format!("\"{} {}\"", w(3), w(10)), None),
-            ("--folder", format!("{} {}", w(40), w(700)), Some(folder)),
+        let plain = |name, q| (name, q, None, Vec::<String>::new());
+        let two = format!("{} {}", w(40), w(700));
+        let tag = first_tag(&victim);
+        // Every note passes: the worst case for the range and for a listing's sort.
+        let since = "3650d".to_string();
+        let queries: Vec<(&str, String, Option<String>, Vec<String>)> = vec![
+            plain("1 term", w(200)),
+            plain("3 terms", format!("{} {} {}", w(40), w(700), w(9000))),
+            plain("typo", typo),
+            plain("phrase", format!("\"{} {}\"", w(3), w(10))),
+            ("--folder", two.clone(), Some(folder), Vec::new()),
+            // The same two words, unfiltered and filtered, side by side.
+            plain("2 terms", two.clone()),
+            (
+                "2 terms --tag",
+                two.clone(),
+                None,
+                vec!["--tag".into(), tag.clone()],
+            ),
+            (
+                "2 terms --since",
+                two.clone(),
+                None,
+                vec!["--since".into(), since.clone()],
+            ),
+            (
+                "2 terms --where",
+                two,
+                None,
+                vec!["--where".into(), "tags".into()],
+            ),
+            // No words: the notes that pass, newest first.
+            (
+                "no query, --tag",
+                String::new(),
+                None,
+                vec!["--tag".into(), tag],
+            ),
+            (
+                "no query, --since",
+                String::new(),
+                None,
+                vec!["--since".into(), since],
+            ),
         ];
         println!(
             "\n## {notes} notes, {:.1} MB of Markdown",
@@ -118,13 +156,17 @@ fn main() {
         );
         println!("| refresh, nothing changed | {} |", ms(nochange));
         println!("| refresh, one note changed | {} |", ms(one));
-        for (name, q, folder) in queries {
+        for (name, q, folder, flags) in queries {
             let mut s = SearchOptions::new(&dir, q.clone());
             s.source = Source::Local;
             s.cache_dir = Some(cache.path().to_path_buf());
             s.refresh = false;
             if let Some(f) = &folder {
                 s.scope = vault_search::Scope::new(Some(f), &[]).expect("scope");
+            }
+            s.filters = filters_of(&flags);
+            if q.is_empty() {
+                s.sort = vault_search::Sort::Modified;
             }
             let d = time(20, || vault_search::search(&s).expect("search"));
             s.refresh = true;
@@ -140,7 +182,11 @@ fn main() {
             if let Some(f) = &folder {
                 cmd.args(["--folder", f]);
             }
-            cmd.arg("--").arg(&q).stdout(std::process::Stdio::null());
+            cmd.args(&flags);
+            if !q.is_empty() {
+                cmd.arg("--").arg(&q);
+            }
+            cmd.stdout(std::process::Stdio::null());
             let process = time(20, || cmd.status().expect("run vault-search"));
             println!(
                 "| query: {name} (no refresh / with refresh / whole process, no refresh) | {} / {} / {} |",
@@ -150,6 +196,33 @@ fn main() {
             );
         }
     }
+}
+
+/// A tag of a generated note (its first frontmatter tag).
+fn first_tag(note: &Path) -> String {
+    let text = std::fs::read_to_string(note).expect("read a note");
+    text.lines()
+        .find_map(|l| l.strip_prefix("tags: ["))
+        .and_then(|rest| rest.split([',', ']']).next())
+        .unwrap_or("missing")
+        .trim()
+        .to_string()
+}
+
+/// The filters of a case, as the CLI would build them.
+fn filters_of(flags: &[String]) -> vault_search::Filters {
+    let mut tags = Vec::new();
+    let mut since = None;
+    let mut wheres = Vec::new();
+    for pair in flags.chunks(2) {
+        match pair[0].as_str() {
+            "--tag" => tags.push(pair[1].clone()),
+            "--since" => since = Some(pair[1].as_str()),
+            "--where" => wheres.push(pair[1].clone()),
+            _ => {}
+        }
+    }
+    vault_search::Filters::parse(&tags, since, None, &wheres).expect("filters")
 }
 
 fn first_note(dir: &Path) -> PathBuf {

@@ -3,7 +3,9 @@
 //!
 //! `auto` asks Omnisearch first and falls back to the local index on any failure (refused,
 //! timeout, bad status, bad body) and when its answer is empty or starved by the folder
-//! scope; `omnisearch` alone reports a failure as the engine `omnisearch (offline)` with empty
+//! scope or the filters (the plugin sends at most 50 hits, which we narrow on our side); a
+//! search without words (filters only) goes to the local index at once, as the plugin can't
+//! list notes; `omnisearch` alone reports a failure as the engine `omnisearch (offline)` with empty
 //! results and an `error`, so "nothing searched" is never mistaken for "no matches".
 
 use std::time::Instant;
@@ -34,8 +36,14 @@ pub(crate) fn search(opts: &SearchOptions) -> Result<SearchResponse> {
         comparison: None,
         warnings: Vec::new(),
     };
+    let wordless = opts.query.trim().is_empty();
     match opts.source {
         Source::Local => use_local(opts, &mut response)?,
+        Source::Omnisearch if wordless => anyhow::bail!(
+            "--source omnisearch needs words to search for: the plugin can't list notes by \
+             filters alone (use --source local or auto)"
+        ),
+        Source::Auto if wordless => use_local(opts, &mut response)?,
         Source::Omnisearch => match omnisearch::search(opts) {
             Ok(answer) => {
                 response.engine = ENGINE_OMNISEARCH.into();
@@ -49,8 +57,10 @@ pub(crate) fn search(opts: &SearchOptions) -> Result<SearchResponse> {
         Source::Auto => match omnisearch::search(opts) {
             Ok(answer) => {
                 // Omnisearch requires every word: one extra word empties its answer. And it
-                // caps at 50 results, which a narrow --folder can filter down to too few.
-                let scope_starved = !opts.scope.is_everything()
+                // caps at 50 results, which a narrow --folder or a filter can cut down to too
+                // few.
+                let narrowed = !opts.scope.is_everything() || !opts.filters.is_empty();
+                let scope_starved = narrowed
                     && answer.raw >= omnisearch::MAX_RESULTS
                     && answer.in_scope < opts.limit;
                 if answer.hits.is_empty() || scope_starved {

@@ -48,9 +48,9 @@ use std::path::Path;
 use anyhow::Result;
 
 pub use crate::core::{
-    normalize_folder, Comparison, EngineError, IndexOptions, IndexProgress, IndexReport, Limits,
-    Scope, SearchHit, SearchOptions, SearchResponse, SkippedFile, Source, DEFAULT_MAX_NOTE_BYTES,
-    DEFAULT_PORT,
+    normalize_folder, parse_time, property_value, tag_key, Comparison, EngineError, Filters,
+    IndexOptions, IndexProgress, IndexReport, Limits, PropertyFilter, Scope, SearchHit,
+    SearchOptions, SearchResponse, SkippedFile, Sort, Source, DEFAULT_MAX_NOTE_BYTES, DEFAULT_PORT,
 };
 pub use crate::status::Status;
 

@@ -495,3 +495,33 @@ fn print_config_names_this_binary() {
     let bad = env.run(&["mcp", "--print-config", "vim"]);
     assert_eq!(bad.status.code(), Some(2));
 }
+
+#[test]
+fn search_notes_takes_the_filters() {
+    let env = vault();
+    let mut s = Session::ready(&env, &[]);
+    let r = s.call(
+        "search_notes",
+        json!({"query": "gradle daemon", "source": "local", "tags": ["#build"]}),
+    );
+    let answer = structured(&r);
+    let paths: Vec<&str> = answer.results.iter().map(|h| h.path.as_str()).collect();
+    assert_eq!(paths, vec!["Dev/kotlin.md"], "{r}");
+    // No words, a filter: the matching notes, newest first.
+    let r = s.call(
+        "search_notes",
+        json!({"query": "", "source": "local", "since": "7d"}),
+    );
+    assert_eq!(structured(&r).results.len(), 3, "{r}");
+    let r = s.call(
+        "search_notes",
+        json!({"query": "gradle", "source": "local", "where": ["tags=build"], "sort": "modified"}),
+    );
+    assert_eq!(structured(&r).results.len(), 1, "{r}");
+    let r = s.call(
+        "search_notes",
+        json!({"query": "gradle", "source": "local", "since": "last tuesday"}),
+    );
+    assert_eq!(r["isError"], true, "{r}");
+    assert_eq!(s.finish(), Some(0));
+}

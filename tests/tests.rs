@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used)]
 
 mod agent;
+mod filters;
 mod giant;
 mod hardening;
 mod local;

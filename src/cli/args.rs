@@ -14,6 +14,8 @@ Examples:
   vault-search --json -- '"exact phrase" -stale'  a phrase and an excluded word, JSON for agents
   vault-search --folder Meta --exclude Meta/claude-sessions cleanupPeriodDays
   vault-search --source local -n 5 typo tolerent  force the offline engine
+  vault-search --tag meeting --since 7d          this week's meeting notes, newest first
+  vault-search --where status=draft path:Projects kotlin  a property, and a path as in Omnisearch
   vault-search search index                      a query that equals a subcommand name
   vault-search index                             build or refresh the offline index (cron, hooks)"#;
 
@@ -134,10 +136,29 @@ pub(crate) enum SourceArg {
     Both,
 }
 
+/// How results are ordered (the flag's values; [`crate::core::Sort`] is what the engines see).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub(crate) enum SortArg {
+    /// Best match first
+    #[default]
+    Relevance,
+    /// Most recently modified first
+    Modified,
+}
+
+impl From<SortArg> for crate::core::Sort {
+    fn from(s: SortArg) -> crate::core::Sort {
+        match s {
+            SortArg::Relevance => crate::core::Sort::Relevance,
+            SortArg::Modified => crate::core::Sort::Modified,
+        }
+    }
+}
+
 #[derive(Debug, Clone, ClapArgs)]
 pub(crate) struct SearchArgs {
-    /// Words to search for; several words are joined with spaces. Supports "quoted phrases" and -exclusions
-    #[arg(value_name = "QUERY", required = true, num_args = 1.., allow_hyphen_values = false)]
+    /// Words to search for; several words are joined with spaces. Supports "quoted phrases", -exclusions, path:X and ext:md. May be left out when a filter is given
+    #[arg(value_name = "QUERY", num_args = 0.., allow_hyphen_values = false)]
     pub(crate) query: Vec<String>,
 
     /// How many results to print (1-1000)
@@ -151,6 +172,26 @@ pub(crate) struct SearchArgs {
     /// Skip notes below this vault-relative folder (repeatable)
     #[arg(long, value_name = "X")]
     pub(crate) exclude: Vec<String>,
+
+    /// Only notes with this tag, `#` optional; `project` also matches `project/alpha` (repeatable: all must hold)
+    #[arg(long, value_name = "T")]
+    pub(crate) tag: Vec<String>,
+
+    /// Only notes modified at or after WHEN: 2026-11-30, 2026-11-30T14:00, 7d, 12h, 30m, today, yesterday (local time)
+    #[arg(long, value_name = "WHEN")]
+    pub(crate) since: Option<String>,
+
+    /// Only notes modified at or before WHEN (same forms as --since)
+    #[arg(long, value_name = "WHEN")]
+    pub(crate) until: Option<String>,
+
+    /// Only notes whose frontmatter property KEY is VALUE (any case; a list: one of its items), or that have KEY at all (repeatable)
+    #[arg(long = "where", value_name = "KEY[=VALUE]")]
+    pub(crate) where_: Vec<String>,
+
+    /// Order of the results [without a query: modified]
+    #[arg(long, value_enum, default_value_t = SortArg::Relevance)]
+    pub(crate) sort: SortArg,
 
     /// Which engine answers
     #[arg(long, value_enum, default_value_t = SourceArg::Auto)]

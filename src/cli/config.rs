@@ -10,7 +10,7 @@ use std::path::{Component, Path, PathBuf};
 use anyhow::{bail, Context, Result};
 
 use super::args::{Args, ColorChoice, Command, GlobalArgs, IndexArgs, SearchArgs, SkillArgs};
-use crate::core::{Limits, Scope, SearchOptions, DEFAULT_PORT};
+use crate::core::{Filters, Limits, Scope, SearchOptions, Sort, DEFAULT_PORT};
 
 /// Everything a run needs, resolved.
 #[derive(Debug, Clone)]
@@ -187,8 +187,13 @@ fn resolve_search(
     cache_dir: &Option<PathBuf>,
 ) -> Result<SearchOptions> {
     let query = s.query.join(" ");
-    if query.trim().is_empty() {
-        bail!("the query is empty: give at least one word to search for");
+    let filters = Filters::parse(&s.tag, s.since.as_deref(), s.until.as_deref(), &s.where_)?;
+    let wordless = query.trim().is_empty();
+    if wordless && filters.is_empty() {
+        bail!(
+            "the query is empty: give at least one word to search for, or a filter \
+             (--tag, --since, --until, --where)"
+        );
     }
     let port = resolve_port(s.port)?;
     Ok(SearchOptions {
@@ -197,6 +202,13 @@ fn resolve_search(
         query,
         limit: usize::from(s.limit),
         scope: Scope::new(s.folder.as_deref(), &s.exclude)?,
+        filters,
+        // Without words there is no relevance: the notes that pass the filters, newest first.
+        sort: if wordless {
+            Sort::Modified
+        } else {
+            s.sort.into()
+        },
         source: s.source.into(),
         port,
         refresh: !s.no_refresh,

@@ -62,7 +62,8 @@ fn run(config: &Config) -> Result<()> {
             if config.json {
                 print::write_json(&mut out, &response)
             } else {
-                print::write_text(&mut out, &response, config.color)
+                let dated = opts.sort == crate::core::Sort::Modified;
+                print::write_text(&mut out, &response, config.color, dated)
             }
         }
         Action::Status { port } => {

@@ -57,8 +57,14 @@ fn is_bidi_control(c: char) -> bool {
     matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
-/// Writes the human-readable form; `color` highlights the matched words (ANSI bold red).
-pub(crate) fn write_text(w: &mut dyn Write, r: &SearchResponse, color: bool) -> io::Result<()> {
+/// Writes the human-readable form; `color` highlights the matched words (ANSI bold red);
+/// `dated` shows each note's modification time instead of its score (results sorted by date).
+pub(crate) fn write_text(
+    w: &mut dyn Write,
+    r: &SearchResponse,
+    color: bool,
+    dated: bool,
+) -> io::Result<()> {
     writeln!(
         w,
         "=== Vault Search: '{}' [{} - {:.3}s] vault={} ===",
@@ -74,11 +80,20 @@ pub(crate) fn write_text(w: &mut dyn Write, r: &SearchResponse, color: bool) -> 
         writeln!(w, "(no results)")?;
     }
     for (i, hit) in r.results.iter().enumerate() {
+        let label = if dated {
+            // `2026-11-30T14:00:00+01:00` → `2026-11-30 14:00` (local time).
+            hit.modified
+                .as_deref()
+                .and_then(|m| m.get(..16))
+                .map_or_else(|| "unknown date".into(), |m| m.replacen('T', " ", 1))
+        } else {
+            hit.score.to_string()
+        };
         writeln!(
             w,
             "{}. [{}] {}",
             i + 1,
-            hit.score,
+            label,
             sanitize_for_terminal(&hit.path)
         )?;
         if !hit.excerpt.is_empty() {

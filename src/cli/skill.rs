@@ -52,8 +52,12 @@ notes with a one-line excerpt and the line to read.
 - Use 2 to 5 distinctive keywords, not a sentence: `kotlin daemon stale`, not `why does the
   build fail`. Add `"a quoted phrase"` for exact wording, `-word` to leave notes out.
 - `--folder <dir>` searches only below a vault folder; `--exclude <dir>` (repeatable) skips one.
+- Filters: `--tag <t>` (nested: `project` finds `project/alpha`), `--since 7d` / `--until
+  2026-11-30` (modification time; also `12h`, `today`, `yesterday`), `--where status=done`
+  (frontmatter property), `path:<text>` in the query. With a filter the keywords may be left
+  out: `{cmd} --json --since 1d` lists what changed today, newest first.
 - `--json` gives `results[]` with `path` (relative to {vault}), `line`, `heading` (the section),
-  `excerpt`, `matched` (the query words the note has), `tags` and `aliases`.
+  `excerpt`, `matched` (the query words the note has), `tags`, `aliases` and `modified`.
 
 How to use the results:
 1. Read the promising hits (the file at {vault}/<path>, around `line`) before answering; don't

@@ -6,9 +6,11 @@
 //! onto these types and print what comes back.
 
 mod error;
+mod filters;
 mod options;
 mod response;
 mod scope;
+mod when;
 
 pub use error::EngineError;
 pub(crate) use options::NoProgress;
@@ -21,3 +23,8 @@ pub use response::{
     ENGINE_LOCAL, ENGINE_OFFLINE, ENGINE_OMNISEARCH,
 };
 pub use scope::{normalize_folder, Scope};
+
+pub(crate) use filters::{property_terms, tag_terms};
+pub use filters::{property_value, tag_key, Filters, PropertyFilter, Sort};
+pub use when::parse_time;
+pub(crate) use when::rfc3339;

@@ -50,6 +50,11 @@ pub struct SearchOptions {
     pub limit: usize,
     /// Folder filter.
     pub scope: crate::core::Scope,
+    /// Tags, modification time and properties a note must have; with any of them the query
+    /// may be empty (the matching notes are listed, newest first).
+    pub filters: crate::core::Filters,
+    /// How results are ordered.
+    pub sort: crate::core::Sort,
     /// Which engine answers.
     pub source: Source,
     /// Omnisearch HTTP port.
@@ -71,6 +76,8 @@ impl SearchOptions {
             query: query.into(),
             limit: 10,
             scope: crate::core::Scope::default(),
+            filters: crate::core::Filters::default(),
+            sort: crate::core::Sort::default(),
             source: Source::Auto,
             port: DEFAULT_PORT,
             refresh: true,

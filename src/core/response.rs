@@ -94,6 +94,13 @@ pub struct SearchHit {
     /// Frontmatter aliases of the note.
     #[serde(default)]
     pub aliases: Vec<String>,
+    /// When the note was last modified, RFC 3339 in local time (`2026-11-30T14:00:00+01:00`);
+    /// `null` when unknown.
+    #[serde(default)]
+    pub modified: Option<String>,
+    /// The same instant in nanoseconds since the Unix epoch (for sorting; not in the JSON).
+    #[serde(skip)]
+    pub modified_ns: Option<i64>,
     /// The query words this note matched (normalised: lowercase, accents folded).
     #[serde(default)]
     pub matched: Vec<String>,

@@ -14,6 +14,7 @@
 
 pub(crate) mod analyzer;
 mod ignore;
+mod list;
 mod manifest;
 mod passage;
 mod plan;

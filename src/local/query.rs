@@ -1,9 +1,11 @@
 //! Turns what the user typed into terms, phrases and exclusions — never an error.
 //!
 //! Raw text is never handed to a query parser that could reject it. The syntax is the
-//! Omnisearch subset: `"quoted phrase"` and `-exclusion` (also `-"excluded phrase"`);
-//! everything else is literal text, including `:`, `(`, `*`, `~2`, `^3`, `AND`. An unbalanced
-//! quote is literal. Words are analyzed with the index's analyzer, so a query word and the
+//! Omnisearch subset: `"quoted phrase"` and `-exclusion` (also `-"excluded phrase"`), and the
+//! plugin's two keywords, `path:X` / `path:"X Y"` (the vault-relative path contains X, any
+//! case; several are alternatives, `path:a,b` too; `-path:X` excludes) and `ext:md` (the
+//! extension starts with it); everything else is literal text, including `:`, `(`, `*`, `~2`,
+//! `^3`, `AND`, `tag:x`. An unbalanced quote is literal. Words are analyzed with the index's analyzer, so a query word and the
 //! note word it should match always normalise the same way.
 
 use tantivy::tokenizer::TextAnalyzer;
@@ -37,6 +39,12 @@ pub(crate) struct ParsedQuery {
     pub excluded_terms: Vec<String>,
     /// Phrases a note must not contain.
     pub excluded_phrases: Vec<Vec<String>>,
+    /// `path:` values, lowercased: the path must contain one of them.
+    pub paths: Vec<String>,
+    /// `-path:` values, lowercased: the path must contain none of them.
+    pub excluded_paths: Vec<String>,
+    /// `ext:` values, lowercased, without a leading `.`: the extension starts with one of them.
+    pub exts: Vec<String>,
 }
 
 impl ParsedQuery {
@@ -44,6 +52,18 @@ impl ParsedQuery {
     pub(crate) fn is_empty(&self) -> bool {
         self.terms.is_empty()
     }
+
+    /// `path:`, `-path:` or `ext:` narrow the notes.
+    pub(crate) fn has_path_filters(&self) -> bool {
+        !self.paths.is_empty() || !self.excluded_paths.is_empty() || !self.exts.is_empty()
+    }
+}
+
+/// The plugin's keywords.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Keyword {
+    Path,
+    Ext,
 }
 
 #[derive(Debug, PartialEq, Eq)]
@@ -52,6 +72,32 @@ enum Piece<'a> {
     Phrase(&'a str),
     NotWord(&'a str),
     NotPhrase(&'a str),
+    Key(Keyword, bool, &'a str),
+}
+
+/// `path:value`, `path:"a b"` or `ext:md` at the start of `rest`: the keyword, its value and
+/// the bytes it takes.
+fn keyword(rest: &str) -> Option<(Keyword, &str, usize)> {
+    let starts =
+        |k: &[u8]| rest.len() >= k.len() && rest.as_bytes()[..k.len()].eq_ignore_ascii_case(k);
+    let (kw, skip) = if starts(b"path:") {
+        (Keyword::Path, 5)
+    } else if starts(b"ext:") {
+        (Keyword::Ext, 4)
+    } else {
+        return None;
+    };
+    let after = &rest[skip..];
+    if let Some(quoted) = after.strip_prefix('"') {
+        if let Some(close) = quoted.find('"') {
+            return Some((kw, &quoted[..close], skip + close + 2));
+        }
+    }
+    let end = after.find(char::is_whitespace).unwrap_or(after.len());
+    if end == 0 {
+        return None;
+    }
+    Some((kw, &after[..end], skip + end))
 }
 
 fn pieces(text: &str) -> Vec<Piece<'_>> {
@@ -67,6 +113,11 @@ fn pieces(text: &str) -> Vec<Piece<'_>> {
         }
         let negated = c == '-' && rest.len() > 1 && !rest[1..].starts_with(char::is_whitespace);
         let start = if negated { i + 1 } else { i };
+        if let Some((kw, value, len)) = keyword(&text[start..]) {
+            out.push(Piece::Key(kw, negated, value));
+            i = start + len;
+            continue;
+        }
         if bytes.get(start) == Some(&b'"') {
             if let Some(close) = text[start + 1..].find('"') {
                 let inner = &text[start + 1..start + 1 + close];
@@ -129,6 +180,18 @@ pub(crate) fn parse(analyzer: &mut TextAnalyzer, text: &str) -> ParsedQuery {
             Piece::NotWord(w) => {
                 let (terms, _) = terms_of(analyzer, w);
                 q.excluded_terms.extend(terms.into_iter().map(|t| t.text));
+            }
+            Piece::Key(kw, negated, value) => {
+                for v in value.split(',').map(str::trim).filter(|v| !v.is_empty()) {
+                    let v = v.to_lowercase();
+                    match (kw, negated) {
+                        (Keyword::Path, false) => q.paths.push(v),
+                        (Keyword::Path, true) => q.excluded_paths.push(v),
+                        (Keyword::Ext, false) => q.exts.push(v.trim_start_matches('.').into()),
+                        // The plugin ignores `-ext:` too.
+                        (Keyword::Ext, true) => {}
+                    }
+                }
             }
             Piece::NotPhrase(p) => {
                 let (terms, seq) = terms_of(analyzer, p);
@@ -223,6 +286,21 @@ mod tests {
         assert!(p("!!! ??? ...").is_empty());
         assert!(p("\"\"").is_empty());
         assert_eq!(p("- word").terms.len(), 1);
+    }
+
+    #[test]
+    fn path_and_ext_keywords() {
+        let q = p(
+            r#"kotlin path:Projects PATH:"My Notes" -path:archive ext:.MD path:a,b -ext:pdf tag:x"#,
+        );
+        assert_eq!(texts(&q), ["kotlin", "tag", "x"]);
+        assert_eq!(q.paths, ["projects", "my notes", "a", "b"]);
+        assert_eq!(q.excluded_paths, ["archive"]);
+        assert_eq!(q.exts, ["md"]);
+        let only = p("path:x");
+        assert!(only.is_empty() && only.has_path_filters());
+        // No value: literal text.
+        assert_eq!(texts(&p("path: x")), ["path", "x"]);
     }
 
     #[test]

@@ -1,12 +1,13 @@
 //! One search of an opened index: parse the query, expand its terms, collect BM25
-//! candidates, re-rank them, shape the hits.
+//! candidates, re-rank them, shape the hits — or, with filters and no words, list the notes
+//! that pass them, newest first ([`super::list`]).
 
 use anyhow::{Context, Result};
 use tantivy::collector::TopDocs;
 use tantivy::Searcher;
 
-use super::{analyzer, ignore, query, rank, schema};
-use crate::core::{SearchHit, SearchOptions};
+use super::{analyzer, ignore, list, query, rank, schema};
+use crate::core::{SearchHit, SearchOptions, Sort};
 
 /// Searches an opened index; problems that did not stop it (a bad exclusion pattern) go to
 /// `warnings`.
@@ -18,7 +19,20 @@ pub(super) fn run(
     let fields = schema::fields();
     let mut analyzer = analyzer::text_analyzer();
     let parsed = query::parse(&mut analyzer, &opts.query);
+    let narrow = rank::Narrowing {
+        scope: &opts.scope,
+        filters: &opts.filters,
+    };
+    // Built once: `app.json` is read, and a bad filter reported, once per search.
+    let ignored = if opts.include_ignored {
+        Vec::new()
+    } else {
+        ignore::queries(&ignore::filters(&opts.vault), fields.path, warnings)
+    };
     if parsed.is_empty() {
+        if rank::lists_without_words(&parsed, &opts.filters) {
+            return list::newest(searcher, fields, &parsed, narrow, ignored, opts.limit);
+        }
         return Ok(Vec::new());
     }
     let mut terms = rank::expand_query(searcher, fields, &parsed)?;
@@ -31,12 +45,6 @@ pub(super) fn run(
             2
         };
     let collector = TopDocs::with_limit(k).order_by_score();
-    // Built once: `app.json` is read, and a bad filter reported, once per search.
-    let ignored = if opts.include_ignored {
-        Vec::new()
-    } else {
-        ignore::queries(&ignore::filters(&opts.vault), fields.path, warnings)
-    };
     let mut candidates = Vec::new();
     // Quoted phrases are required; when no note has them, fall back to ranking without the
     // requirement rather than answering nothing.
@@ -51,7 +59,7 @@ pub(super) fn run(
             &parsed,
             &terms,
             require,
-            &opts.scope,
+            narrow,
             ignored.iter().map(|q| q.box_clone()).collect(),
         );
         candidates = searcher
@@ -61,13 +69,24 @@ pub(super) fn run(
             break;
         }
     }
-    rank::rerank(
+    // Newest first: the best candidates, re-ranked (which drops excluded phrases), then
+    // ordered by time.
+    let keep = match opts.sort {
+        Sort::Relevance => opts.limit,
+        Sort::Modified => candidates.len(),
+    };
+    let mut hits = rank::rerank(
         searcher,
         fields,
         &parsed,
         &terms,
         &candidates,
-        opts.limit,
+        keep,
         warnings,
-    )
+    )?;
+    if opts.sort == Sort::Modified {
+        hits.sort_by_key(|h| std::cmp::Reverse(h.modified_ns));
+        hits.truncate(opts.limit);
+    }
+    Ok(hits)
 }

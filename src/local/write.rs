@@ -283,6 +283,12 @@ pub(super) fn note_document(
     if !meta.tags.is_empty() {
         doc.add_text(fields.tags, meta.tags.join(" "));
     }
+    for t in crate::core::tag_terms(&meta.tags) {
+        doc.add_text(fields.tag_paths, t);
+    }
+    for p in crate::core::property_terms(&meta.properties) {
+        doc.add_text(fields.properties, p);
+    }
     let headings: Vec<&str> = meta
         .headings
         .iter()

@@ -15,7 +15,7 @@ use serde::Deserialize;
 use super::background::{Outcome, Phase};
 use super::Ctx;
 use crate::core::{ENGINE_OFFLINE, ENGINE_OMNISEARCH};
-use crate::{Scope, SearchOptions, SearchResponse, Source};
+use crate::{Filters, Scope, SearchOptions, SearchResponse, Sort, Source};
 
 /// Most hits one call may ask for: more would flood the conversation.
 pub(crate) const MAX_LIMIT: u16 = 50;
@@ -39,6 +39,25 @@ pub(crate) struct SearchParams {
     pub exclude: Vec<String>,
     /// Engine: auto (Omnisearch if Obsidian runs, else local index), omnisearch, local
     pub source: Option<SourceParam>,
+    /// Only notes with all these tags (nested: "project" matches "project/alpha")
+    #[serde(default)]
+    pub tags: Vec<String>,
+    /// Modified since: 2026-11-30, 2026-11-30T14:00, 7d, 12h, 30m, today, yesterday
+    pub since: Option<String>,
+    /// Modified until (same forms)
+    pub until: Option<String>,
+    /// Frontmatter conditions: "key=value" or "key" (has it)
+    #[serde(default, rename = "where")]
+    pub where_: Vec<String>,
+    /// relevance (default) or modified (newest first)
+    pub sort: Option<SortParam>,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum SortParam {
+    Relevance,
+    Modified,
 }
 
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
@@ -65,9 +84,22 @@ pub(crate) fn tool_error(msg: impl Into<String>) -> CallToolResult {
 /// Runs `search_notes` (blocking: call it on a blocking thread).
 pub(crate) fn search_notes(ctx: &Ctx, p: SearchParams) -> CallToolResult {
     let query = p.query.split_whitespace().collect::<Vec<_>>().join(" ");
-    if query.is_empty() {
-        return tool_error("query is empty: give at least one word to search for");
+    let filters = match Filters::parse(&p.tags, p.since.as_deref(), p.until.as_deref(), &p.where_) {
+        Ok(f) => f,
+        Err(e) => return tool_error(format!("{e:#}")),
+    };
+    if query.is_empty() && filters.is_empty() {
+        return tool_error(
+            "query is empty: give at least one word to search for, or a filter (tags, since, \
+             until, where)",
+        );
     }
+    // Without words there is no relevance: the notes that pass the filters, newest first.
+    let sort = match p.sort {
+        _ if query.is_empty() => Sort::Modified,
+        Some(SortParam::Modified) => Sort::Modified,
+        Some(SortParam::Relevance) | None => Sort::Relevance,
+    };
     let limit = p.limit.unwrap_or(DEFAULT_LIMIT);
     if !(1..=MAX_LIMIT).contains(&limit) {
         return tool_error(format!("limit must be 1-{MAX_LIMIT}, not {limit}"));
@@ -87,6 +119,8 @@ pub(crate) fn search_notes(ctx: &Ctx, p: SearchParams) -> CallToolResult {
         query,
         limit: usize::from(limit),
         scope,
+        filters,
+        sort,
         source,
         port: ctx.opts.port,
         refresh: true,

@@ -1,62 +1,94 @@
 //! Completes the plugin's hits from the notes themselves: the line and heading at its match
-//! offset, the note's tags and aliases — reading only files that lie inside the vault.
+//! offset, the note's tags, aliases and modification time — reading only files that lie
+//! inside the vault — and applies what the plugin can't: the folder scope and the filters
+//! (tags, dates, properties, checked against the note on disk as the indexer reads it).
 
 use std::path::Path;
 
 use super::client::OmniHit;
-use crate::core::{round_to, Scope, SearchHit, ENGINE_OMNISEARCH};
+use crate::core::{round_to, Filters, Scope, SearchHit, Sort, ENGINE_OMNISEARCH};
 use crate::text::{excerpt, note};
 
-/// Scopes client-side (the API has no folder parameter), cuts to `limit`, and reads each note
-/// for the excerpt's line, its heading, tags and aliases. Also returns how many hits were in
-/// scope before the cut.
+/// What narrows and orders the plugin's hits on our side.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Shaping<'a> {
+    pub(super) scope: &'a Scope,
+    pub(super) filters: &'a Filters,
+    pub(super) sort: Sort,
+    pub(super) limit: usize,
+}
+
+/// Scopes and filters client-side (the API has neither), orders, cuts to `limit`, and reads
+/// each note for the excerpt's line, its heading, tags, aliases and time. Also returns how
+/// many hits passed scope and filters before the cut.
 pub(super) fn results(
     vault: &Path,
     hits: Vec<OmniHit>,
-    scope: &Scope,
-    limit: usize,
+    how: Shaping<'_>,
 ) -> (Vec<SearchHit>, usize) {
-    let in_scope: Vec<OmniHit> = hits
-        .into_iter()
-        .filter(|h| scope.contains(&h.path))
-        .collect();
-    let n = in_scope.len();
-    let results = in_scope
-        .into_iter()
-        .take(limit)
-        .map(|h| {
-            let mut hit = SearchHit {
-                basename: h.basename,
-                score: round_to(h.score, 2),
-                excerpt: h.excerpt,
-                engine: ENGINE_OMNISEARCH.into(),
-                line: None,
-                heading: None,
-                tags: Vec::new(),
-                aliases: Vec::new(),
-                matched: h.found_words.clone(),
-                highlight: h.found_words,
-                path: h.path,
-            };
-            enrich_from_note(vault, &mut hit, h.offset_utf16);
-            hit
-        })
-        .collect();
-    (results, n)
+    let in_scope = hits.into_iter().filter(|h| how.scope.contains(&h.path));
+    // Without filters or a time order, only the notes shown are read.
+    let read_all = !how.filters.is_empty() || how.sort == Sort::Modified;
+    let mut out = Vec::new();
+    let mut n = 0;
+    for h in in_scope {
+        if !read_all && out.len() >= how.limit {
+            n += 1;
+            continue;
+        }
+        let mut hit = SearchHit {
+            basename: h.basename,
+            score: round_to(h.score, 2),
+            excerpt: h.excerpt,
+            engine: ENGINE_OMNISEARCH.into(),
+            line: None,
+            heading: None,
+            tags: Vec::new(),
+            aliases: Vec::new(),
+            modified: None,
+            modified_ns: None,
+            matched: h.found_words.clone(),
+            highlight: h.found_words,
+            path: h.path,
+        };
+        let properties = enrich_from_note(vault, &mut hit, h.offset_utf16);
+        // A note that can't be read can't be shown to pass a filter.
+        let passes = how.filters.is_empty()
+            || properties.is_some_and(|p| how.filters.admits(&hit.tags, &p, hit.modified_ns));
+        if passes {
+            n += 1;
+            out.push(hit);
+        }
+    }
+    if how.sort == Sort::Modified {
+        out.sort_by_key(|h| std::cmp::Reverse(h.modified_ns));
+    }
+    out.truncate(how.limit);
+    (out, n)
 }
 
 /// Reads the note behind an Omnisearch hit: the line and heading at the plugin's UTF-16 match
-/// offset, and the note's tags and aliases. Leaves them unknown when the note can't be read.
-fn enrich_from_note(vault: &Path, hit: &mut SearchHit, offset_utf16: Option<usize>) {
+/// offset, the note's tags, aliases and modification time; returns its properties. Leaves
+/// them unknown (and returns `None`) when the note can't be read.
+fn enrich_from_note(
+    vault: &Path,
+    hit: &mut SearchHit,
+    offset_utf16: Option<usize>,
+) -> Option<Vec<(String, Vec<String>)>> {
     // Read only a file that really lies inside the vault: a symlink (of the note or a folder
     // on its way) pointing elsewhere is never followed.
     let inside = match (vault.join(&hit.path).canonicalize(), vault.canonicalize()) {
         (Ok(real), Ok(root)) => real.starts_with(root).then_some(real),
         _ => None,
     };
-    let Some(Ok(bytes)) = inside.map(std::fs::read) else {
-        return;
-    };
+    let real = inside?;
+    let bytes = std::fs::read(&real).ok()?;
+    hit.modified_ns = std::fs::metadata(&real)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .and_then(|d| i64::try_from(d.as_nanos()).ok());
+    hit.modified = hit.modified_ns.and_then(crate::core::rfc3339);
     let text = String::from_utf8_lossy(&bytes);
     let meta = note::parse(&text);
     if let Some(pos) = offset_utf16.and_then(|off| excerpt::utf16_to_byte_offset(&text, off)) {
@@ -65,4 +97,5 @@ fn enrich_from_note(vault: &Path, hit: &mut SearchHit, offset_utf16: Option<usiz
     }
     hit.tags = meta.tags;
     hit.aliases = meta.aliases;
+    Some(meta.properties)
 }

@@ -24,16 +24,22 @@ pub(crate) struct OmniAnswer {
     pub hits: Vec<SearchHit>,
     /// How many hits the plugin sent (it sends at most [`MAX_RESULTS`]).
     pub raw: usize,
-    /// How many of them were in scope, before the cut.
+    /// How many of them were in scope and passed the filters, before the cut.
     pub in_scope: usize,
 }
 
-/// Asks the plugin for `opts.query` and shapes the answer: scoped client-side (the API has no
-/// folder parameter), cut to the limit, each hit enriched from its note.
+/// Asks the plugin for `opts.query` and shapes the answer: scoped and filtered client-side
+/// (the API has no parameter for either), cut to the limit, each hit enriched from its note.
 pub(crate) fn search(opts: &SearchOptions) -> Result<OmniAnswer, EngineError> {
     let hits = query(opts.port, &opts.query)?;
     let raw = hits.len();
-    let (hits, in_scope) = enrich::results(&opts.vault, hits, &opts.scope, opts.limit);
+    let how = enrich::Shaping {
+        scope: &opts.scope,
+        filters: &opts.filters,
+        sort: opts.sort,
+        limit: opts.limit,
+    };
+    let (hits, in_scope) = enrich::results(&opts.vault, hits, how);
     Ok(OmniAnswer {
         hits,
         raw,

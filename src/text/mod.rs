@@ -6,6 +6,7 @@
 
 pub(crate) mod excerpt;
 pub(crate) mod note;
+pub(crate) mod properties;
 
 /// File name without its extension, from a `/`-separated path.
 pub(crate) fn stem_of(path: &str) -> String {

@@ -22,6 +22,8 @@ pub(crate) struct NoteMeta {
     pub aliases: Vec<String>,
     pub tags: Vec<String>,
     pub headings: Vec<Heading>,
+    /// Every frontmatter property with its values (see [`super::properties`]).
+    pub properties: Vec<(String, Vec<String>)>,
 }
 
 /// At most this many headings are kept per note (a generated note may have 100,000).
@@ -34,6 +36,7 @@ pub(crate) fn parse(text: &str) -> NoteMeta {
     meta.body_start = body_start;
     if let Some(fm) = fm {
         parse_frontmatter(fm, &mut meta);
+        meta.properties = super::properties::parse(fm);
     }
     let mut in_fence: Option<&str> = None;
     let mut offset = body_start;
@@ -54,6 +57,8 @@ pub(crate) fn parse(text: &str) -> NoteMeta {
             } else if trimmed.starts_with("~~~") {
                 in_fence = Some("~~~");
             } else if let Some(h) = heading(trimmed) {
+                // `# Title #tag`: the heading's own `#`s are not a tag, a tag in its text is.
+                inline_tags(h.1, &mut meta.tags);
                 if meta.headings.len() < MAX_HEADINGS {
                     meta.headings.push(Heading {
                         level: h.0,
@@ -119,21 +124,68 @@ pub(crate) fn heading(line: &str) -> Option<(u8, &str)> {
     Some((hashes as u8, text))
 }
 
-/// `#tag` words (not `#` alone, not a heading, not `#123` issue numbers).
+/// `#tag` words: after whitespace or at the line start (so not a URL fragment `page#x`, a
+/// link `[a](#x)` or an entity `&#123;`), outside inline code, not `#` alone, not `#123` issue
+/// numbers; a trailing `/` is not part of the tag.
 fn inline_tags(line: &str, tags: &mut Vec<String>) {
+    if !line.contains('#') {
+        return;
+    }
     let bytes = line.as_bytes();
+    let code = code_spans(line);
     for (i, _) in line.match_indices('#') {
         if i > 0 && !bytes[i - 1].is_ascii_whitespace() {
+            continue;
+        }
+        if code.iter().any(|&(from, to)| from <= i && i < to) {
             continue;
         }
         let tag: String = line[i + 1..]
             .chars()
             .take_while(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '/'))
             .collect();
+        let tag = tag.trim_end_matches('/');
         if tag.chars().any(|c| !c.is_ascii_digit()) && tags.len() < MAX_HEADINGS {
-            tags.push(tag);
+            tags.push(tag.to_string());
         }
     }
+}
+
+/// Byte ranges of the inline code spans of a line: a run of backticks up to the next run of
+/// the same length (an unclosed run is literal text).
+fn code_spans(line: &str) -> Vec<(usize, usize)> {
+    let bytes = line.as_bytes();
+    let mut spans = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] != b'`' {
+            i += 1;
+            continue;
+        }
+        let open = bytes[i..].iter().take_while(|&&b| b == b'`').count();
+        let mut j = i + open;
+        let mut closed = None;
+        while j < bytes.len() {
+            if bytes[j] == b'`' {
+                let run = bytes[j..].iter().take_while(|&&b| b == b'`').count();
+                if run == open {
+                    closed = Some(j + run);
+                    break;
+                }
+                j += run;
+            } else {
+                j += 1;
+            }
+        }
+        match closed {
+            Some(end) => {
+                spans.push((i, end));
+                i = end;
+            }
+            None => i += open,
+        }
+    }
+    spans
 }
 
 /// Reads `aliases`/`alias` and `tags`/`tag` in their inline (`[a, b]`, `a, b`) and block
@@ -228,6 +280,14 @@ mod tests {
         assert_eq!(m.aliases, ["[unclosed"]);
         let m = parse("---\nno end");
         assert_eq!(m.body_start, 0);
+    }
+
+    #[test]
+    fn inline_tag_edge_cases() {
+        let t = "# Title #heading-tag\n## Notes\nsee `#code` and ``a #b`` but #real/ and \
+                 url https://x.org/#frag page#x [l](#anchor) &#123; #123 #a1 #ü/ß\n\
+                 ```\n#fenced\n```\nunclosed ` #open\n";
+        assert_eq!(parse(t).tags, ["heading-tag", "real", "a1", "ü/ß", "open"]);
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! The BM25 candidate query: every variant of every term with its field boost, coordination
-//! bonuses, the query as a phrase, and the filters (scope, exclusions, Obsidian's ignored
-//! files) inside the query so they never shorten the result list.
+//! bonuses, the query as a phrase, and the filters ([`super::filter`]) inside the query so
+//! they never shorten the result list.
 
 use std::collections::HashMap;
 
@@ -11,8 +11,8 @@ use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::Term;
 
 use super::coordination::CoordinationQuery;
+use super::filter::{self, Narrowing};
 use super::{tune, ExpandedTerm};
-use crate::core::Scope;
 use crate::local::query::ParsedQuery;
 use crate::local::schema::Fields;
 
@@ -33,7 +33,7 @@ pub(in crate::local) fn candidate_query(
     q: &ParsedQuery,
     terms: &[ExpandedTerm],
     require_phrases: bool,
-    scope: &Scope,
+    narrow: Narrowing<'_>,
     ignored: Vec<Box<dyn Query>>,
 ) -> Box<dyn Query> {
     let mut should: Vec<(Occur, Box<dyn Query>)> = Vec::new();
@@ -115,34 +115,8 @@ pub(in crate::local) fn candidate_query(
             clauses.push((Occur::Must, Box::new(BooleanQuery::new(anywhere))));
         }
     }
-    if let Some(folder) = &scope.folder {
-        clauses.push((Occur::Must, raw_term(fields.folders, folder)));
-    }
-    for ex in &scope.excludes {
-        clauses.push((Occur::MustNot, raw_term(fields.folders, ex)));
-    }
-    for q in ignored {
-        clauses.push((Occur::MustNot, q));
-    }
-    for ex in &q.excluded_terms {
-        for f in [
-            fields.body,
-            fields.title,
-            fields.headings,
-            fields.aliases,
-            fields.tags,
-        ] {
-            clauses.push((Occur::MustNot, raw_term(f, ex)));
-        }
-    }
+    clauses.extend(filter::clauses(fields, q, narrow, ignored));
     // Excluded phrases are filtered in `rerank`: tantivy 0.27's phrase scorer trips a debug
     // assertion when used as an exclusion.
     Box::new(BooleanQuery::new(clauses))
-}
-
-fn raw_term(field: Field, text: &str) -> Box<dyn Query> {
-    Box::new(TermQuery::new(
-        Term::from_field_text(field, text),
-        IndexRecordOption::Basic,
-    ))
 }

@@ -9,7 +9,8 @@
 //!    scores below an exact one.
 //! 2. **Candidates.** A BM25 disjunction over the variants with field boosts (file name and
 //!    aliases above headings above body); no word is required, so one extra word from an agent
-//!    never empties the result. Folder scope and exclusions are filters inside the query.
+//!    never empties the result. Folder scope, exclusions, `path:`/`ext:`, tags, dates and
+//!    properties are filters inside the query ([`filter`]).
 //! 3. **Re-rank** of the top [`CANDIDATES`] with the seed's signals — +20 per matched term, +50
 //!    when all match, +80 for the query phrase in the file name else +30 in the body, +15 per
 //!    term in the file name, +8 per (term, heading), term frequency up to +25 — where a match
@@ -20,6 +21,7 @@
 mod candidates;
 mod coordination;
 mod expand;
+mod filter;
 mod matching;
 mod rerank;
 
@@ -29,6 +31,7 @@ use tantivy::schema::Field;
 
 pub(in crate::local) use candidates::candidate_query;
 pub(in crate::local) use expand::{expand_query, set_rarity};
+pub(in crate::local) use filter::{clauses as filter_clauses, lists_without_words, Narrowing};
 pub(in crate::local) use rerank::rerank;
 
 /// How many BM25 candidates are re-ranked.

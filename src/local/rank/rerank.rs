@@ -235,6 +235,7 @@ pub(crate) fn rerank(
             .and_then(|v| v.as_str())
             .unwrap_or_default()
             .to_string();
+        let modified_ns = crate::local::list::mtime_of(searcher, fields, candidates[i].1);
         let mut matched = Vec::new();
         let mut highlight = Vec::new();
         for (t, h) in terms.iter().zip(&feats[i].terms) {
@@ -262,6 +263,8 @@ pub(crate) fn rerank(
                 .filter_map(|v| v.as_str())
                 .map(str::to_string)
                 .collect(),
+            modified: modified_ns.and_then(crate::core::rfc3339),
+            modified_ns,
             matched,
             highlight,
         });

@@ -9,8 +9,8 @@ use tantivy::collector::TopDocs;
 use tantivy::{Index, Searcher};
 
 use super::expand::{expand, stemmer};
-use super::{candidate_query, expand_query, rerank, set_rarity, MatchKind, CANDIDATES};
-use crate::core::{Limits, Scope, SearchHit};
+use super::{candidate_query, expand_query, rerank, set_rarity, MatchKind, Narrowing, CANDIDATES};
+use crate::core::{Filters, Limits, Scope, SearchHit};
 use crate::local::query::{self, ParsedQuery};
 use crate::local::{analyzer, refresh, schema};
 
@@ -51,7 +51,17 @@ fn candidates(t: &Tiny, q: &str, scope: &Scope, require: bool) -> Vec<String> {
     let fields = schema::fields();
     let parsed = parse(q);
     let terms = expand_query(&t.searcher, fields, &parsed).unwrap();
-    let query = candidate_query(fields, &parsed, &terms, require, scope, Vec::new());
+    let query = candidate_query(
+        fields,
+        &parsed,
+        &terms,
+        require,
+        Narrowing {
+            scope,
+            filters: &Filters::default(),
+        },
+        Vec::new(),
+    );
     let top = t
         .searcher
         .search(&query, &TopDocs::with_limit(10).order_by_score())
@@ -79,7 +89,10 @@ fn ranked(t: &Tiny, q: &str) -> Vec<SearchHit> {
         &parsed,
         &terms,
         false,
-        &Scope::default(),
+        Narrowing {
+            scope: &Scope::default(),
+            filters: &Filters::default(),
+        },
         Vec::new(),
     );
     let top = t
