@@ -47,9 +47,9 @@ use std::path::Path;
 use anyhow::Result;
 
 pub use crate::core::{
-    normalize_folder, Comparison, EngineError, IndexOptions, IndexProgress, IndexReport, Limits,
-    Scope, SearchHit, SearchOptions, SearchResponse, SkippedFile, Source, DEFAULT_MAX_NOTE_BYTES,
-    DEFAULT_PORT,
+    normalize_folder, Comparison, EngineError, FileKind, IndexOptions, IndexProgress, IndexReport,
+    Limits, PdfLimits, Scope, SearchHit, SearchOptions, SearchResponse, SkippedFile, Source,
+    DEFAULT_MAX_NOTE_BYTES, DEFAULT_MAX_PDF_BYTES, DEFAULT_PORT, DEFAULT_SEARCH_PDF_BUDGET,
 };
 pub use crate::status::Status;
 

@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used)]
 
 mod agent;
+mod extract;
 mod hardening;
 mod local;
 mod omnisearch;

@@ -1,7 +1,8 @@
 //! Turns what the user typed into terms, phrases and exclusions — never an error.
 //!
 //! Raw text is never handed to a query parser that could reject it. The syntax is the
-//! Omnisearch subset: `"quoted phrase"` and `-exclusion` (also `-"excluded phrase"`);
+//! Omnisearch subset: `"quoted phrase"`, `-exclusion` (also `-"excluded phrase"`) and
+//! `ext:pdf` (only files of that extension; `-ext:pdf` leaves them out);
 //! everything else is literal text, including `:`, `(`, `*`, `~2`, `^3`, `AND`. An unbalanced
 //! quote is literal. Words are analyzed with the index's analyzer, so a query word and the
 //! note word it should match always normalise the same way.
@@ -37,6 +38,10 @@ pub(crate) struct ParsedQuery {
     pub excluded_terms: Vec<String>,
     /// Phrases a note must not contain.
     pub excluded_phrases: Vec<Vec<String>>,
+    /// `ext:` filters: only files with one of these extensions (lowercase, no dot).
+    pub exts: Vec<String>,
+    /// `-ext:` filters: no file with one of these extensions.
+    pub excluded_exts: Vec<String>,
 }
 
 impl ParsedQuery {
@@ -109,6 +114,12 @@ pub(crate) fn parse(analyzer: &mut TextAnalyzer, text: &str) -> ParsedQuery {
     let mut q = ParsedQuery::default();
     for piece in pieces(text) {
         match piece {
+            Piece::Word(w) if ext_filter(w).is_some() => {
+                q.exts.extend(ext_filter(w));
+            }
+            Piece::NotWord(w) if ext_filter(w).is_some() => {
+                q.excluded_exts.extend(ext_filter(w));
+            }
             Piece::Word(w) => {
                 let (terms, seq) = terms_of(analyzer, w);
                 q.sequence.extend(seq);
@@ -143,6 +154,16 @@ pub(crate) fn parse(analyzer: &mut TextAnalyzer, text: &str) -> ParsedQuery {
     q.terms.truncate(MAX_TERMS);
     q.sequence.truncate(MAX_TERMS * 4);
     q
+}
+
+/// `ext:pdf` (any case, `ext:.pdf` too) → `pdf`.
+fn ext_filter(word: &str) -> Option<String> {
+    let rest = word
+        .get(..4)?
+        .eq_ignore_ascii_case("ext:")
+        .then(|| &word[4..])?;
+    let ext = rest.trim_start_matches('.');
+    (!ext.is_empty()).then(|| ext.to_lowercase())
 }
 
 fn push_term(terms: &mut Vec<QueryTerm>, t: QueryTerm) {

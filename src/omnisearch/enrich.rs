@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use super::client::OmniHit;
-use crate::core::{round_to, Scope, SearchHit, ENGINE_OMNISEARCH};
+use crate::core::{round_to, FileKind, Scope, SearchHit, ENGINE_OMNISEARCH};
 use crate::text::{excerpt, note};
 
 /// Scopes client-side (the API has no folder parameter), cuts to `limit`, and reads each note
@@ -25,8 +25,11 @@ pub(super) fn results(
         .into_iter()
         .take(limit)
         .map(|h| {
+            let kind = FileKind::of_name(&h.path).unwrap_or_default();
             let mut hit = SearchHit {
                 basename: h.basename,
+                kind,
+                page: None,
                 score: round_to(h.score, 2),
                 excerpt: h.excerpt,
                 engine: ENGINE_OMNISEARCH.into(),
@@ -38,7 +41,11 @@ pub(super) fn results(
                 highlight: h.found_words,
                 path: h.path,
             };
-            enrich_from_note(vault, &mut hit, h.offset_utf16);
+            // The plugin's offsets in a canvas or PDF are into text it extracted itself, not
+            // into the file: only notes are read back.
+            if kind == FileKind::Note {
+                enrich_from_note(vault, &mut hit, h.offset_utf16);
+            }
             hit
         })
         .collect();

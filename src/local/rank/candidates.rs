@@ -121,6 +121,17 @@ pub(in crate::local) fn candidate_query(
     for ex in &scope.excludes {
         clauses.push((Occur::MustNot, raw_term(fields.folders, ex)));
     }
+    if !q.exts.is_empty() {
+        let any: Vec<(Occur, Box<dyn Query>)> = q
+            .exts
+            .iter()
+            .map(|e| (Occur::Should, raw_term(fields.ext, e)))
+            .collect();
+        clauses.push((Occur::Must, Box::new(BooleanQuery::new(any))));
+    }
+    for e in &q.excluded_exts {
+        clauses.push((Occur::MustNot, raw_term(fields.ext, e)));
+    }
     for q in ignored {
         clauses.push((Occur::MustNot, q));
     }
