@@ -48,9 +48,10 @@ use std::path::Path;
 use anyhow::Result;
 
 pub use crate::core::{
-    normalize_folder, parse_time, property_value, tag_key, Comparison, EngineError, Filters,
-    IndexOptions, IndexProgress, IndexReport, Limits, PropertyFilter, Scope, SearchHit,
-    SearchOptions, SearchResponse, SkippedFile, Sort, Source, DEFAULT_MAX_NOTE_BYTES, DEFAULT_PORT,
+    normalize_folder, parse_time, property_value, tag_key, Comparison, EngineError, FileKind,
+    Filters, IndexOptions, IndexProgress, IndexReport, Limits, PdfLimits, PropertyFilter, Scope,
+    SearchHit, SearchOptions, SearchResponse, SkippedFile, Sort, Source, DEFAULT_MAX_NOTE_BYTES,
+    DEFAULT_MAX_PDF_BYTES, DEFAULT_PORT, DEFAULT_SEARCH_PDF_BUDGET,
 };
 pub use crate::status::Status;
 

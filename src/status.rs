@@ -6,6 +6,7 @@ use std::path::Path;
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
+use crate::core::SkippedFile;
 use crate::local::{self, schema, store::Store};
 use crate::omnisearch;
 
@@ -27,6 +28,10 @@ pub struct Status {
     pub changed_since: Option<u64>,
     /// The format this binary writes (`schema-N+analyzer-M`).
     pub schema: String,
+    /// Files the index remembers as not indexable (a PDF that failed to extract, a malformed
+    /// canvas) and why; they are tried again when they change.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skipped_files: Vec<SkippedFile>,
     /// Why the index is unusable, when it is.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub index_error: Option<String>,
@@ -47,6 +52,7 @@ pub(crate) fn status(vault: &Path, cache_dir: Option<&Path>, port: u16) -> Resul
         last_indexed_at: None,
         changed_since: None,
         schema: schema::index_format(),
+        skipped_files: Vec::new(),
         index_error: None,
         omnisearch_port: port,
         omnisearch_answers: false,
@@ -64,7 +70,11 @@ pub(crate) fn status(vault: &Path, cache_dir: Option<&Path>, port: u16) -> Resul
                 }
                 let searcher = reader.searcher();
                 st.notes = searcher.num_docs();
-                st.changed_since = Some(local::changed_by_stat(&searcher, vault)?);
+                st.skipped_files = local::skipped_files(&searcher)?;
+                // PDFs count as changed only when this index holds some (`--no-pdf` runs
+                // leave them out).
+                let pdf = local::has_pdfs(&searcher)?;
+                st.changed_since = Some(local::changed_by_stat(&searcher, vault, pdf)?);
             }
             Ok(None) => {}
             Err(e) => st.index_error = Some(e.to_string()),

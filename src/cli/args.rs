@@ -55,6 +55,18 @@ pub(crate) struct GlobalArgs {
     #[arg(long, global = true)]
     pub(crate) json: bool,
 
+    /// Leave PDFs out of the local index (searches and `index`)
+    #[arg(long, global = true)]
+    pub(crate) no_pdf: bool,
+
+    /// Skip PDFs larger than this many bytes (named in `index --json` and `status`)
+    #[arg(long, global = true, value_name = "BYTES", default_value_t = crate::core::DEFAULT_MAX_PDF_BYTES)]
+    pub(crate) max_pdf_bytes: u64,
+
+    /// Seconds one PDF's extraction may take before it is stopped and the PDF skipped
+    #[arg(long, global = true, value_name = "SECS", default_value_t = 20.0)]
+    pub(crate) pdf_timeout: f64,
+
     /// Highlight matched words in text output [auto: on a terminal, unless $NO_COLOR is set]
     #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
     pub(crate) color: ColorChoice,

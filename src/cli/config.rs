@@ -10,7 +10,7 @@ use std::path::{Component, Path, PathBuf};
 use anyhow::{bail, Context, Result};
 
 use super::args::{Args, ColorChoice, Command, GlobalArgs, IndexArgs, SearchArgs, SkillArgs};
-use crate::core::{Filters, Limits, Scope, SearchOptions, Sort, DEFAULT_PORT};
+use crate::core::{Filters, Limits, PdfLimits, Scope, SearchOptions, Sort, DEFAULT_PORT};
 
 /// Everything a run needs, resolved.
 #[derive(Debug, Clone)]
@@ -24,6 +24,8 @@ pub(crate) struct Config {
     pub(crate) json: bool,
     /// Highlight matched words in text output.
     pub(crate) color: bool,
+    /// PDF extraction (`per_run` is a search's budget; `index` lifts it).
+    pub(crate) pdf: PdfLimits,
     /// What to do.
     pub(crate) action: Action,
 }
@@ -66,7 +68,23 @@ impl Config {
             cache_dir,
             json,
             color,
+            no_pdf,
+            max_pdf_bytes,
+            pdf_timeout,
         } = global;
+        if !(pdf_timeout.is_finite() && pdf_timeout > 0.0) {
+            bail!("--pdf-timeout must be a positive number of seconds");
+        }
+        let pdf = PdfLimits {
+            extractor: if no_pdf {
+                None
+            } else {
+                super::extract::this_binary()
+            },
+            max_bytes: max_pdf_bytes,
+            timeout_ms: (pdf_timeout * 1000.0).min(86_400_000.0) as u64,
+            ..PdfLimits::default()
+        };
         let color = match color {
             ColorChoice::Always => true,
             ColorChoice::Never => false,
@@ -90,8 +108,8 @@ impl Config {
             .or_else(|| env_nonempty("VAULT_SEARCH_CACHE_DIR").map(PathBuf::from))
             .or_else(|| directories::BaseDirs::new().map(|b| b.cache_dir().to_path_buf()));
         let action = match command {
-            None => Action::Search(resolve_search(search, &vault, &cache_dir)?),
-            Some(Command::Search(s)) => Action::Search(resolve_search(s, &vault, &cache_dir)?),
+            None => Action::Search(resolve_search(search, &vault, &cache_dir, pdf)?),
+            Some(Command::Search(s)) => Action::Search(resolve_search(s, &vault, &cache_dir, pdf)?),
             Some(Command::Index(IndexArgs {
                 rebuild,
                 max_note_bytes,
@@ -117,6 +135,7 @@ impl Config {
             cache_dir,
             json,
             color,
+            pdf,
             action,
         })
     }
@@ -185,6 +204,7 @@ fn resolve_search(
     s: SearchArgs,
     vault: &Path,
     cache_dir: &Option<PathBuf>,
+    pdf: PdfLimits,
 ) -> Result<SearchOptions> {
     let query = s.query.join(" ");
     let filters = Filters::parse(&s.tag, s.since.as_deref(), s.until.as_deref(), &s.where_)?;
@@ -213,6 +233,9 @@ fn resolve_search(
         port,
         refresh: !s.no_refresh,
         include_ignored: s.include_ignored,
-        limits: Limits::default(),
+        limits: Limits {
+            pdf,
+            ..Limits::default()
+        },
     })
 }

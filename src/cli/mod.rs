@@ -4,6 +4,7 @@
 
 mod args;
 mod config;
+mod extract;
 pub(crate) mod print;
 mod progress;
 pub(crate) mod skill;
@@ -14,9 +15,13 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 
 use config::{Action, Config};
+pub use extract::extract_pdf_main;
 
 /// The whole program: parse, resolve, run, and map errors to one line and exit 2.
 pub fn main() -> ExitCode {
+    if extract::is_extractor_call() {
+        return extract_pdf_main();
+    }
     let args = match args::parse_args() {
         Ok(args) => args,
         Err(code) => return code,
@@ -100,6 +105,7 @@ fn run(config: &Config) -> Result<()> {
             let mut opts = crate::IndexOptions::new(&config.vault, cache_dir);
             opts.rebuild = i.rebuild;
             opts.max_note_bytes = i.max_note_bytes;
+            opts.pdf = config.pdf;
             let report = {
                 let progress = progress::TerminalProgress::default();
                 crate::index_with_progress(&opts, &progress)?

@@ -229,6 +229,12 @@ pub(crate) fn status_text(st: &Status) -> String {
             "none yet (the first search or `index` builds it)".into(),
         );
     }
+    if !st.skipped_files.is_empty() {
+        line(
+            "not indexable",
+            format!("{} files (see status --json)", st.skipped_files.len()),
+        );
+    }
     line("schema", st.schema.clone());
     let omni = if st.omnisearch_answers {
         "answers".to_string()

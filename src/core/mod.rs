@@ -7,16 +7,18 @@
 
 mod error;
 mod filters;
+mod kind;
 mod options;
 mod response;
 mod scope;
 mod when;
 
 pub use error::EngineError;
+pub use kind::FileKind;
 pub(crate) use options::NoProgress;
 pub use options::{
-    IndexOptions, IndexProgress, Limits, SearchOptions, Source, DEFAULT_MAX_NOTE_BYTES,
-    DEFAULT_PORT,
+    IndexOptions, IndexProgress, Limits, PdfLimits, SearchOptions, Source, DEFAULT_MAX_NOTE_BYTES,
+    DEFAULT_MAX_PDF_BYTES, DEFAULT_PORT, DEFAULT_SEARCH_PDF_BUDGET,
 };
 pub use response::{
     round_to, Comparison, IndexReport, SearchHit, SearchResponse, SkippedFile, ENGINE_BOTH,

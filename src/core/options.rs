@@ -6,6 +6,8 @@ use std::path::PathBuf;
 pub const DEFAULT_PORT: u16 = 51361;
 /// Notes larger than this are skipped (and counted) by the indexer.
 pub const DEFAULT_MAX_NOTE_BYTES: u64 = 10 * 1024 * 1024;
+/// PDFs larger than this are skipped (and named) by the indexer (`--max-pdf-bytes`).
+pub const DEFAULT_MAX_PDF_BYTES: u64 = 50 * 1024 * 1024;
 
 /// Which engine answers a search.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -26,12 +28,60 @@ pub enum Source {
 pub struct Limits {
     /// Notes larger than this many bytes are skipped (and reported), never read whole.
     pub max_note_bytes: u64,
+    /// How PDFs are extracted, if at all.
+    pub pdf: PdfLimits,
 }
 
 impl Default for Limits {
     fn default() -> Limits {
         Limits {
             max_note_bytes: DEFAULT_MAX_NOTE_BYTES,
+            pdf: PdfLimits::default(),
+        }
+    }
+}
+
+impl Limits {
+    /// The size cap of a file of this kind.
+    pub(crate) fn max_bytes(&self, kind: crate::core::FileKind) -> u64 {
+        match kind {
+            crate::core::FileKind::Pdf => self.pdf.max_bytes,
+            _ => self.max_note_bytes,
+        }
+    }
+}
+
+/// PDF text extraction: it runs in a child process (a hostile PDF can't crash, hang or
+/// exhaust the indexing process), under a time limit and, on Unix, a memory limit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PdfLimits {
+    /// The program that extracts one PDF: the `vault-search` binary (its hidden
+    /// `__extract-pdf` subcommand), or a program that calls `vault_search::cli::extract_pdf_main` when its first
+    /// argument is `__extract-pdf`.
+    /// `None`: PDFs are not indexed at all.
+    pub extractor: Option<&'static std::path::Path>,
+    /// PDFs larger than this are skipped (and named).
+    pub max_bytes: u64,
+    /// Wall time one extraction may take before its process is killed.
+    pub timeout_ms: u64,
+    /// Address space of the extracting process (Unix: `RLIMIT_AS`; elsewhere not enforced).
+    pub max_memory_bytes: u64,
+    /// At most this many PDFs are extracted per run (a search's budget; the rest stay
+    /// pending and are said so in the warnings); `None`: all of them (`index`).
+    pub per_run: Option<u32>,
+}
+
+/// How many new PDFs a search extracts before answering.
+pub const DEFAULT_SEARCH_PDF_BUDGET: u32 = 2;
+
+impl Default for PdfLimits {
+    fn default() -> PdfLimits {
+        PdfLimits {
+            extractor: None,
+            max_bytes: DEFAULT_MAX_PDF_BYTES,
+            timeout_ms: 20_000,
+            max_memory_bytes: 2 << 30,
+            per_run: Some(DEFAULT_SEARCH_PDF_BUDGET),
         }
     }
 }
@@ -98,6 +148,8 @@ pub struct IndexOptions {
     pub rebuild: bool,
     /// Skip notes larger than this.
     pub max_note_bytes: u64,
+    /// PDF extraction (its `per_run` is ignored: `index` extracts every PDF).
+    pub pdf: PdfLimits,
 }
 
 impl IndexOptions {
@@ -108,12 +160,17 @@ impl IndexOptions {
             cache_dir: cache_dir.into(),
             rebuild: false,
             max_note_bytes: DEFAULT_MAX_NOTE_BYTES,
+            pdf: PdfLimits::default(),
         }
     }
 
     pub(crate) fn limits(&self) -> Limits {
         Limits {
             max_note_bytes: self.max_note_bytes,
+            pdf: PdfLimits {
+                per_run: None,
+                ..self.pdf
+            },
         }
     }
 }

@@ -75,15 +75,22 @@ pub struct Comparison {
 pub struct SearchHit {
     /// Vault-relative path with `/` separators.
     pub path: String,
-    /// File name without `.md`.
+    /// File name without its extension.
     pub basename: String,
+    /// `note`, `canvas` or `pdf` (always present; absent in older output means `note`).
+    #[serde(default)]
+    pub kind: crate::core::FileKind,
+    /// PDFs: the 1-based page the excerpt comes from; absent for notes and canvases.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page: Option<u64>,
     /// Engine score, rounded to 2 decimals; comparable only within one response.
     pub score: f64,
     /// One line of plain text around the first match (`...` where cut).
     pub excerpt: String,
     /// The engine that produced this hit.
     pub engine: String,
-    /// 1-based line of the note where the excerpt's match is; `null` when unknown.
+    /// 1-based line of the note where the excerpt's match is; `null` when unknown (and for
+    /// PDFs, whose position is `page`).
     pub line: Option<u64>,
     /// The nearest heading above the match (the section to read); `null` when none.
     #[serde(default)]
@@ -121,6 +128,10 @@ pub struct IndexReport {
     /// Files that were not indexed (too large, unreadable, vanished), counted in `skipped`.
     pub skipped: u64,
     pub skipped_files: Vec<SkippedFile>,
+    /// PDFs not extracted yet: a search extracts only a few before answering; the next
+    /// `index` (or later searches) extract the rest.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub pending: u64,
     pub elapsed_seconds: f64,
     /// Where the index lives.
     pub index_dir: String,
@@ -139,6 +150,10 @@ pub struct IndexReport {
 pub struct SkippedFile {
     pub path: String,
     pub reason: String,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// Rounds to `places` decimals, the way the JSON contract promises.

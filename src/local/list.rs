@@ -14,8 +14,8 @@ use super::analyzer;
 use super::query::ParsedQuery;
 use super::rank::{filter_clauses, Narrowing};
 use super::schema::Fields;
-use crate::core::{rfc3339, SearchHit, ENGINE_LOCAL};
-use crate::text::{excerpt, note, stem_of};
+use crate::core::{rfc3339, FileKind, SearchHit, ENGINE_LOCAL};
+use crate::text::{excerpt, note, parts, stem_of};
 
 /// The notes that pass every filter, newest first, at most `limit`.
 pub(super) fn newest(
@@ -71,14 +71,33 @@ pub(super) fn newest(
             .to_string();
         let meta = note::parse(body);
         let pos = first_text(body, meta.body_start);
+        let kind = FileKind::of_name(&path).unwrap_or_default();
+        let (excerpt, line, page) = match kind {
+            FileKind::Note => (
+                excerpt::make_excerpt_from(body, pos, meta.body_start),
+                Some(excerpt::line_of(body, pos)),
+                None,
+            ),
+            // The first card or page.
+            FileKind::Canvas | FileKind::Pdf => {
+                let (from, to) = parts::bounds(body, pos);
+                let cut = excerpt::make_excerpt_from(&body[..to], pos, from);
+                (cut, None, (kind == FileKind::Pdf).then_some(1))
+            }
+        };
         out.push(SearchHit {
             basename: stem_of(&path),
             path,
+            kind,
+            page,
             score: 0.0,
-            excerpt: excerpt::make_excerpt_from(body, pos, meta.body_start),
+            excerpt,
             engine: ENGINE_LOCAL.into(),
-            line: Some(excerpt::line_of(body, pos)),
-            heading: note::heading_at(&meta, pos),
+            line,
+            heading: match kind {
+                FileKind::Pdf => None,
+                _ => note::heading_at(&meta, pos),
+            },
             tags: meta.tags,
             aliases: meta.aliases,
             modified: ns.and_then(rfc3339),

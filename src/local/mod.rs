@@ -13,10 +13,12 @@
 //! parses what is asked, [`rank`] answers it, [`search`] runs that on an opened index.
 
 pub(crate) mod analyzer;
+pub(crate) mod extract;
 mod ignore;
 mod list;
 mod manifest;
 mod passage;
+pub(crate) mod pdf;
 mod plan;
 pub(crate) mod query;
 mod rank;
@@ -37,6 +39,42 @@ use store::Store;
 
 pub(crate) use passage::work as passage_work;
 pub(crate) use plan::changed_by_stat;
+
+/// The placeholders of files that could not be indexed, with the reason (at most 10,000).
+pub(crate) fn skipped_files(searcher: &Searcher) -> Result<Vec<crate::core::SkippedFile>> {
+    use tantivy::schema::{IndexRecordOption, Value};
+    let f = schema::fields();
+    let q = tantivy::query::TermQuery::new(
+        tantivy::Term::from_field_text(f.skipped, "yes"),
+        IndexRecordOption::Basic,
+    );
+    let top = searcher.search(
+        &q,
+        &tantivy::collector::TopDocs::with_limit(10_000).order_by_score(),
+    )?;
+    let mut out = Vec::with_capacity(top.len());
+    for (_, addr) in top {
+        let doc: tantivy::TantivyDocument = searcher.doc(addr)?;
+        let text = |field| {
+            doc.get_first(field)
+                .and_then(|v| v.as_str())
+                .unwrap_or_default()
+                .to_string()
+        };
+        out.push(crate::core::SkippedFile {
+            path: text(f.path),
+            reason: text(f.skip_reason),
+        });
+    }
+    out.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(out)
+}
+
+/// Does the index hold any PDF (text or placeholder)?
+pub(crate) fn has_pdfs(searcher: &Searcher) -> Result<bool> {
+    let term = tantivy::Term::from_field_text(schema::fields().ext, "pdf");
+    Ok(searcher.doc_freq(&term)? > 0)
+}
 
 /// What the local engine found.
 #[derive(Debug, Clone, Default)]
@@ -229,7 +267,14 @@ fn search_once(opts: &SearchOptions, warnings: &mut Vec<String>) -> Result<Local
         // Current, but racily clean notes were re-read: this run is recorded so later
         // searches don't read them again (best effort; the answer is already right).
         _ if bump_only => Ok(answer(last_hits.unwrap_or_default(), false)),
-        Ok((index, _)) => {
+        Ok((index, report)) => {
+            if report.pending > 0 {
+                warnings.push(format!(
+                    "{} PDFs are not extracted yet (a search extracts {} at most): run `vault-search index` to include them",
+                    report.pending,
+                    opts.limits.pdf.per_run.unwrap_or(0)
+                ));
+            }
             let hits = search::run(&open_searcher(&index)?, opts, warnings)?;
             Ok(answer(hits, false))
         }

@@ -15,7 +15,7 @@ use super::manifest::{Known, Manifest};
 use super::schema;
 use super::store::{self, Payload};
 use super::walk::{walk, Batch, DiskNote};
-use crate::core::SkippedFile;
+use crate::core::{FileKind, Limits, SkippedFile};
 
 /// Notes modified less than this before the previous run started are hashed again.
 pub(crate) const RACY_WINDOW_NS: i64 = 2_000_000_000;
@@ -88,7 +88,7 @@ pub(super) fn plan_with(
     payload: Option<&Payload>,
     vault: &Path,
     disk: &mut dyn Iterator<Item = Batch>,
-    max_note_bytes: u64,
+    limits: Limits,
 ) -> Result<Plan> {
     let racy_after = payload.map_or(i64::MIN, |p| p.run_started_ns - RACY_WINDOW_NS);
     let mut plan = Plan::default();
@@ -105,7 +105,7 @@ pub(super) fn plan_with(
                     continue;
                 }
             }
-            plan.consider(searcher, vault, n.to_disk_note(&rel), k, max_note_bytes)?;
+            plan.consider(searcher, vault, n.to_disk_note(&rel), k, limits)?;
         }
     }
     plan.removes.extend(known.untaken());
@@ -121,7 +121,7 @@ impl Plan {
         vault: &Path,
         note: DiskNote,
         known: Option<Known>,
-        max_note_bytes: u64,
+        limits: Limits,
     ) -> Result<()> {
         let fields = schema::fields();
         let Some(k) = known else {
@@ -134,7 +134,8 @@ impl Plan {
             return Ok(());
         };
         let stat_same = k.size == note.size && k.mtime_ns == note.mtime_ns;
-        let bytes = match read_capped(&note.path(vault), max_note_bytes, note.size) {
+        let kind = kind_of(&note.rel);
+        let bytes = match read_capped(&note.path(vault), limits.max_bytes(kind), note.size, kind) {
             Ok(b) => b,
             Err(reason) => {
                 self.skipped.push(SkippedFile {
@@ -168,9 +169,13 @@ impl Plan {
 
 /// How many notes differ between the vault and the index by size and mtime alone (added,
 /// modified or removed), without reading any note.
-pub(crate) fn changed_by_stat(searcher: &tantivy::Searcher, vault: &Path) -> Result<u64> {
+pub(crate) fn changed_by_stat(
+    searcher: &tantivy::Searcher,
+    vault: &Path,
+    pdf: bool,
+) -> Result<u64> {
     let mut known = Manifest::read(searcher)?;
-    let (disk, _) = walk(vault);
+    let (disk, _) = walk(vault, pdf);
     let mut changed = 0u64;
     for note in disk {
         match known.take(&note.rel) {
@@ -181,8 +186,18 @@ pub(crate) fn changed_by_stat(searcher: &tantivy::Searcher, vault: &Path) -> Res
     Ok(changed + known.untaken_len() as u64)
 }
 
+/// The kind of a listed file (the walk lists only the three kinds).
+pub(super) fn kind_of(rel: &str) -> FileKind {
+    FileKind::of_name(rel).unwrap_or_default()
+}
+
 /// Reads a file of at most `cap` bytes; the reason as text when it can't.
-pub(super) fn read_capped(path: &Path, cap: u64, size_hint: u64) -> Result<Vec<u8>, String> {
+pub(super) fn read_capped(
+    path: &Path,
+    cap: u64,
+    size_hint: u64,
+    kind: FileKind,
+) -> Result<Vec<u8>, String> {
     let file = File::open(path).map_err(|e| match e.kind() {
         ErrorKind::NotFound => "vanished before it could be read".to_string(),
         _ => format!("cannot read: {e}"),
@@ -194,7 +209,11 @@ pub(super) fn read_capped(path: &Path, cap: u64, size_hint: u64) -> Result<Vec<u
         .read_to_end(&mut bytes)
         .map_err(|e| format!("cannot read: {e}"))?;
     if bytes.len() as u64 > cap {
-        return Err(format!("larger than {cap} bytes (see --max-note-bytes)"));
+        let flag = match kind {
+            FileKind::Pdf => "--max-pdf-bytes",
+            _ => "--max-note-bytes",
+        };
+        return Err(format!("larger than {cap} bytes (see {flag})"));
     }
     Ok(bytes)
 }

@@ -5,7 +5,8 @@
 //! plugin's two keywords, `path:X` / `path:"X Y"` (the vault-relative path contains X, any
 //! case; several are alternatives, `path:a,b` too; `-path:X` excludes) and `ext:md` (the
 //! extension starts with it); everything else is literal text, including `:`, `(`, `*`, `~2`,
-//! `^3`, `AND`, `tag:x`. An unbalanced quote is literal. Words are analyzed with the index's analyzer, so a query word and the
+//! `^3`, `AND`, `tag:x`; `-ext:pdf` leaves those files out (the plugin ignores it). An
+//! unbalanced quote is literal. Words are analyzed with the index's analyzer, so a query word and the
 //! note word it should match always normalise the same way.
 
 use tantivy::tokenizer::TextAnalyzer;
@@ -45,6 +46,8 @@ pub(crate) struct ParsedQuery {
     pub excluded_paths: Vec<String>,
     /// `ext:` values, lowercased, without a leading `.`: the extension starts with one of them.
     pub exts: Vec<String>,
+    /// `-ext:` values: no file whose extension starts with one of them.
+    pub excluded_exts: Vec<String>,
 }
 
 impl ParsedQuery {
@@ -55,7 +58,10 @@ impl ParsedQuery {
 
     /// `path:`, `-path:` or `ext:` narrow the notes.
     pub(crate) fn has_path_filters(&self) -> bool {
-        !self.paths.is_empty() || !self.excluded_paths.is_empty() || !self.exts.is_empty()
+        !self.paths.is_empty()
+            || !self.excluded_paths.is_empty()
+            || !self.exts.is_empty()
+            || !self.excluded_exts.is_empty()
     }
 }
 
@@ -188,8 +194,10 @@ pub(crate) fn parse(analyzer: &mut TextAnalyzer, text: &str) -> ParsedQuery {
                         (Keyword::Path, false) => q.paths.push(v),
                         (Keyword::Path, true) => q.excluded_paths.push(v),
                         (Keyword::Ext, false) => q.exts.push(v.trim_start_matches('.').into()),
-                        // The plugin ignores `-ext:` too.
-                        (Keyword::Ext, true) => {}
+                        // The plugin ignores `-ext:`; here it leaves those files out.
+                        (Keyword::Ext, true) => {
+                            q.excluded_exts.push(v.trim_start_matches('.').into())
+                        }
                     }
                 }
             }

@@ -82,7 +82,8 @@ pub(crate) fn check<T>(
 ) -> Result<Checked<T>> {
     let run_started_ns = store::now_ns();
     let seen_dir = store.current_dir();
-    let ((found, base, mut plan), walk_skipped) = with_walk(vault, |disk| {
+    let pdf = limits.pdf.extractor.is_some();
+    let ((found, base, mut plan), walk_skipped) = with_walk(vault, pdf, |disk| {
         let existing = if rebuild {
             None
         } else {
@@ -102,14 +103,7 @@ pub(crate) fn check<T>(
         let found = during(&searcher)?;
         // The reader that validated the index also gives the manifest.
         let known = Manifest::read(&searcher)?;
-        let plan = plan_with(
-            &searcher,
-            known,
-            Some(&payload),
-            vault,
-            disk,
-            limits.max_note_bytes,
-        )?;
+        let plan = plan_with(&searcher, known, Some(&payload), vault, disk, limits)?;
         let dir = store.current_dir().unwrap_or_else(|| store.root.clone());
         Ok((
             Some(found),
@@ -183,6 +177,7 @@ fn apply_once<T>(
             (index, dir, true)
         }
     };
+    let text_cache = store.text_cache_dir();
     let target = Target {
         index: &index,
         fresh,
@@ -190,6 +185,7 @@ fn apply_once<T>(
         vault,
         run_started_ns,
         limits,
+        text_cache: Some(&text_cache),
     };
     let mut report = write(target, plan, progress)?;
     if fresh {
@@ -238,7 +234,8 @@ pub(crate) fn build_in_memory(vault: &Path, limits: Limits) -> Result<Index> {
     let index = Index::create_in_ram(schema::fields().schema.clone());
     store::register_analyzer(&index);
     let run_started_ns = store::now_ns();
-    let (mut plan, walk_skipped) = with_walk(vault, |disk| Ok(plan_fresh(disk)))?;
+    let pdf = limits.pdf.extractor.is_some();
+    let (mut plan, walk_skipped) = with_walk(vault, pdf, |disk| Ok(plan_fresh(disk)))?;
     plan.add_skipped(walk_skipped);
     let target = Target {
         index: &index,
@@ -247,6 +244,7 @@ pub(crate) fn build_in_memory(vault: &Path, limits: Limits) -> Result<Index> {
         vault,
         run_started_ns,
         limits,
+        text_cache: None,
     };
     write(target, plan, &crate::core::NoProgress).context("indexing the vault in memory")?;
     Ok(index)
@@ -258,11 +256,12 @@ pub(crate) fn build_in_memory(vault: &Path, limits: Limits) -> Result<Index> {
 /// stat'ed). Returns what `f` returns and the entries the walk could not read.
 fn with_walk<T>(
     vault: &Path,
+    pdf: bool,
     f: impl FnOnce(&mut dyn Iterator<Item = Batch>) -> Result<T>,
 ) -> Result<(T, Vec<SkippedFile>)> {
     std::thread::scope(|s| {
         let (tx, rx) = std::sync::mpsc::channel();
-        let walker = s.spawn(move || walk_to(vault, &tx));
+        let walker = s.spawn(move || walk_to(vault, pdf, &tx));
         let out = f(&mut rx.into_iter());
         let skipped = walker
             .join()

@@ -4,6 +4,8 @@
 //! - `lock`: held (OS file lock) by the one process that may write; others search without
 //!   waiting.
 //! - `CURRENT`: the name of the live index directory, replaced atomically (write + rename).
+//! - `pdf-text/<blake3>.json`: the text of each PDF ever extracted (or why it failed), so an
+//!   unchanged PDF is never extracted twice.
 //! - `idx-<format>-<nanos>/`: Tantivy index directories. A full (re)build writes into a fresh
 //!   one and only then points `CURRENT` at it, so a kill at any instant leaves the previous
 //!   index (or none) readable; leftovers are removed by the next successful build.
@@ -86,6 +88,12 @@ impl Store {
                 Err(e).with_context(|| format!("cannot lock {}", path.display()))
             }
         }
+    }
+
+    /// Where extracted PDF text is cached by the blake3 of the file: beside the index
+    /// directories, so a rebuild (a new index directory) never extracts an unchanged PDF again.
+    pub(crate) fn text_cache_dir(&self) -> PathBuf {
+        self.root.join("pdf-text")
     }
 
     /// The live index directory, if one was ever published.
@@ -222,7 +230,7 @@ pub(crate) fn system_time_ns(t: SystemTime) -> i64 {
     }
 }
 
-fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+pub(crate) fn create_private_dir(dir: &Path) -> std::io::Result<()> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::{DirBuilderExt, PermissionsExt};

@@ -14,8 +14,9 @@
 //!
 //! Rules: symlinks are never followed (neither to files nor to directories, so a link can't
 //! leak a file from outside the vault or loop); directories whose name starts with `.`
-//! (`.obsidian`, `.git`, `.trash`) are skipped; regular files ending in `.md` (any case) are
-//! notes. Entries that can't be listed or stat'ed are reported, not fatal.
+//! (`.obsidian`, `.git`, `.trash`) are skipped; regular files ending in `.md`, `.canvas` or
+//! (when PDFs are indexed) `.pdf`, any case, are listed. Entries that can't be listed or
+//! stat'ed are reported, not fatal.
 
 use std::collections::VecDeque;
 use std::ffi::OsString;
@@ -23,7 +24,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::{mpsc, Arc, Condvar, Mutex};
 
-use crate::core::SkippedFile;
+use crate::core::{FileKind, SkippedFile};
 
 /// A Markdown file found on disk.
 #[derive(Debug, Clone)]
@@ -108,11 +109,14 @@ impl Batch {
     }
 }
 
-/// Is this file name a Markdown note (`.md`, any case)? Checked on the raw bytes: no UTF-8
-/// validation for every entry of every folder.
-pub(crate) fn is_markdown(name: &std::ffi::OsStr) -> bool {
-    let b = name.as_encoded_bytes();
-    b.len() > 3 && b[b.len() - 3..].eq_ignore_ascii_case(b".md")
+/// Is this file indexed (a note, a canvas, or with `pdf` a PDF)? Checked on the raw bytes: no
+/// UTF-8 validation for every entry of every folder.
+pub(crate) fn is_indexed(name: &std::ffi::OsStr, pdf: bool) -> bool {
+    match FileKind::of_bytes(name.as_encoded_bytes()) {
+        Some(FileKind::Pdf) => pdf,
+        Some(_) => true,
+        None => false,
+    }
 }
 
 /// A directory of the vault.
@@ -142,6 +146,8 @@ struct Queue {
 struct Shared {
     queue: Mutex<Queue>,
     ready: Condvar,
+    /// PDFs are listed too.
+    pdf: bool,
 }
 
 impl Shared {
@@ -201,10 +207,11 @@ struct Found {
     skipped: Vec<SkippedFile>,
 }
 
-/// Every note below `vault`, and the entries that could not be read.
-pub(crate) fn walk(vault: &Path) -> (Vec<DiskNote>, Vec<SkippedFile>) {
+/// Every note (and canvas, and with `pdf` PDF) below `vault`, and the entries that could not
+/// be read.
+pub(crate) fn walk(vault: &Path, pdf: bool) -> (Vec<DiskNote>, Vec<SkippedFile>) {
     let (tx, rx) = mpsc::channel();
-    let skipped = walk_to(vault, &tx);
+    let skipped = walk_to(vault, pdf, &tx);
     drop(tx);
     let mut notes = Vec::new();
     for batch in rx {
@@ -216,7 +223,7 @@ pub(crate) fn walk(vault: &Path) -> (Vec<DiskNote>, Vec<SkippedFile>) {
 /// Walks `vault` on this thread and helpers, sending the notes through `tx` in batches as
 /// soon as they are stat'ed (so a consumer can compare them while the walk goes on); returns
 /// the entries that could not be read.
-pub(crate) fn walk_to(vault: &Path, tx: &mpsc::Sender<Batch>) -> Vec<SkippedFile> {
+pub(crate) fn walk_to(vault: &Path, pdf: bool, tx: &mpsc::Sender<Batch>) -> Vec<SkippedFile> {
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .clamp(1, 8);
@@ -229,6 +236,7 @@ pub(crate) fn walk_to(vault: &Path, tx: &mpsc::Sender<Batch>) -> Vec<SkippedFile
             busy: 0,
         }),
         ready: Condvar::new(),
+        pdf,
     };
     std::thread::scope(|s| {
         let helpers: Vec<_> = (1..threads)
@@ -312,7 +320,7 @@ fn list(shared: &Shared, folder: Folder, found: &mut Found) {
                     rel: join_rel(&folder.rel, &lossy),
                 }));
             }
-        } else if ft.is_file() && is_markdown(&name) {
+        } else if ft.is_file() && is_indexed(&name, shared.pdf) {
             batch.push(name);
             if batch.len() == STAT_BATCH {
                 shared.push(Work::Stat(Arc::clone(&folder), std::mem::take(&mut batch)));
@@ -399,13 +407,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn markdown_names() {
-        let md = |s: &str| is_markdown(std::ffi::OsStr::new(s));
+    fn indexed_names() {
+        let md = |s: &str| is_indexed(std::ffi::OsStr::new(s), false);
         assert!(md("a.md"));
         assert!(md("A.MD"));
         assert!(md("é.Md"));
         assert!(!md(".md"));
         assert!(!md("a.mdx"));
         assert!(!md("é.m"));
+        assert!(md("b.canvas"));
+        assert!(!md("c.pdf"));
+        assert!(is_indexed(std::ffi::OsStr::new("c.PDF"), true));
     }
 }

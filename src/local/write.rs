@@ -1,5 +1,6 @@
-//! Writes a plan into the index and commits it: notes are read, hashed, parsed and turned
-//! into documents on every core, tantivy indexes them on its own threads, one commit carries
+//! Writes a plan into the index and commits it: notes are read, hashed, parsed (canvases
+//! turned into Markdown, PDFs extracted in child processes) and turned into documents on every
+//! core, tantivy indexes them on its own threads, one commit carries
 //! the documents and the run's payload together.
 
 use std::path::Path;
@@ -8,13 +9,14 @@ use anyhow::{Context, Result};
 use tantivy::indexer::{NoMergePolicy, UserOperation};
 use tantivy::{Index, IndexWriter, TantivyDocument, Term};
 
-use super::plan::{decode, read_capped, Plan, Upsert};
+use super::extract::{Extractor, Outcome};
+use super::plan::{decode, kind_of, read_capped, Plan, Upsert};
 use super::schema::{self, Fields};
 use super::store::{self, Payload};
 use super::walk::DiskNote;
 use super::{analyzer, passage};
-use crate::core::{IndexProgress, IndexReport, Limits, SkippedFile};
-use crate::text::note;
+use crate::core::{FileKind, IndexProgress, IndexReport, Limits, SkippedFile};
+use crate::text::{canvas, note, parts};
 
 /// Merge when a commit leaves more segments than this.
 const MAX_SEGMENTS: usize = 8;
@@ -38,6 +40,8 @@ pub(super) struct Target<'a> {
     pub(super) vault: &'a Path,
     pub(super) run_started_ns: i64,
     pub(super) limits: Limits,
+    /// Where extracted PDF text is cached (`None`: not cached, e.g. an index in memory).
+    pub(super) text_cache: Option<&'a Path>,
 }
 
 /// Writes a plan and commits it, reporting progress per note.
@@ -53,8 +57,9 @@ pub(super) fn write(
         vault,
         run_started_ns,
         limits,
+        text_cache,
     } = target;
-    let max_note_bytes = limits.max_note_bytes;
+    let extractor = Extractor::new(limits.pdf, text_cache);
     let total = plan.upserts.len() as u64;
     let fields = schema::fields();
     let nothing_to_commit = plan.is_noop() && !fresh && !plan.wants_bump();
@@ -103,7 +108,13 @@ pub(super) fn write(
                             Err(_) => None,
                         };
                         let Some(up) = next else { break };
-                        prepare_one(fields, vault, max_note_bytes, up, &mut t, &mut ops);
+                        let ctx = Ctx {
+                            fields,
+                            vault,
+                            limits,
+                            extractor: extractor.as_ref(),
+                        };
+                        prepare_one(&ctx, up, &mut t, &mut ops);
                         progress.inc();
                         if ops.len() >= WRITE_BATCH {
                             writer
@@ -132,6 +143,7 @@ pub(super) fn write(
         report.unchanged += t.touched;
         live += t.added + t.updated + t.touched;
         report.skipped_files.extend(t.skipped);
+        report.pending += t.pending;
     }
     report.notes = live;
     report.skipped = report.skipped_files.len() as u64;
@@ -161,22 +173,42 @@ struct Tally {
     updated: u64,
     touched: u64,
     skipped: Vec<SkippedFile>,
+    /// PDFs left for a later run (the run's extraction budget was spent).
+    pending: u64,
 }
 
-/// Reads (if needed) and hashes one note, and queues its delete (when it replaces one) and its
+/// What every writing thread shares.
+struct Ctx<'a> {
+    fields: &'a Fields,
+    vault: &'a Path,
+    limits: Limits,
+    extractor: Option<&'a Extractor<'a>>,
+}
+
+/// What a file's document holds.
+enum Content {
+    /// Searchable text (a note, or a canvas's or PDF's parts).
+    Text(String),
+    /// A file that could not be indexed: a placeholder with its stat and hash, so it is not
+    /// tried again until it changes.
+    Failed(String),
+}
+
+/// Reads (if needed) and hashes one file, and queues its delete (when it replaces one) and its
 /// add, in that order.
-fn prepare_one(
-    fields: &Fields,
-    vault: &Path,
-    max_note_bytes: u64,
-    up: Upsert,
-    t: &mut Tally,
-    ops: &mut Vec<UserOperation>,
-) {
+fn prepare_one(ctx: &Ctx<'_>, up: Upsert, t: &mut Tally, ops: &mut Vec<UserOperation>) {
+    let fields = ctx.fields;
+    let kind = kind_of(&up.note.rel);
+    let cap = ctx.limits.max_bytes(kind);
     let bytes = match up.bytes {
         Some(b) => b,
-        None => match read_capped(&up.note.path(vault), max_note_bytes, up.note.size) {
+        None => match read_capped(&up.note.path(ctx.vault), cap, up.note.size, kind) {
             Ok(b) => b,
+            Err(reason) if kind == FileKind::Pdf => {
+                // A PDF too large to read is remembered like one that fails to extract.
+                placeholder_or_skip(&up, reason, t, ops, fields);
+                return;
+            }
             Err(reason) => {
                 t.skipped.push(SkippedFile {
                     path: up.note.rel.clone(),
@@ -186,20 +218,47 @@ fn prepare_one(
             }
         },
     };
+    let hash = blake3::hash(&bytes);
+    let content = match kind {
+        FileKind::Note => Content::Text(decode(bytes)),
+        FileKind::Canvas => match canvas::to_markdown(&decode(bytes)) {
+            Ok(md) => Content::Text(md),
+            Err(reason) => Content::Failed(reason),
+        },
+        FileKind::Pdf => {
+            let Some(x) = ctx.extractor else {
+                return;
+            };
+            match x.pdf(&up.note.path(ctx.vault), &bytes, &hash) {
+                Outcome::Pages(pages) => Content::Text(parts::join(&pages)),
+                Outcome::Failed(reason) => Content::Failed(reason),
+                Outcome::Pending => {
+                    t.pending += 1;
+                    return;
+                }
+            }
+        }
+    };
     if up.replaces {
         ops.push(UserOperation::Delete(Term::from_field_text(
             fields.path,
             &up.note.rel,
         )));
     }
-    let hash = blake3::hash(&bytes);
-    let text = decode(bytes);
-    ops.push(UserOperation::Add(note_document(
-        fields,
-        &up.note,
-        &text,
-        hash.as_bytes(),
-    )));
+    let doc = match &content {
+        Content::Text(text) => note_document(fields, &up.note, kind, text, hash.as_bytes()),
+        Content::Failed(reason) => {
+            t.skipped.push(SkippedFile {
+                path: up.note.rel.clone(),
+                reason: reason.clone(),
+            });
+            placeholder(fields, &up.note, kind, reason, hash.as_bytes())
+        }
+    };
+    ops.push(UserOperation::Add(doc));
+    if matches!(content, Content::Failed(_)) {
+        return;
+    }
     match (up.replaces, up.touched) {
         (false, _) => t.added += 1,
         (true, false) => t.updated += 1,
@@ -255,14 +314,35 @@ fn maybe_merge(index: &Index, writer: &mut IndexWriter) -> Result<()> {
     Ok(())
 }
 
-/// The index document of one note.
-pub(super) fn note_document(
+/// A file too large to read as a PDF: a placeholder (no hash: it changes with the size).
+fn placeholder_or_skip(
+    up: &Upsert,
+    reason: String,
+    t: &mut Tally,
+    ops: &mut Vec<UserOperation>,
     fields: &Fields,
-    note: &DiskNote,
-    text: &str,
-    hash: &[u8; 32],
-) -> TantivyDocument {
-    let meta = note::parse(text);
+) {
+    if up.replaces {
+        ops.push(UserOperation::Delete(Term::from_field_text(
+            fields.path,
+            &up.note.rel,
+        )));
+    }
+    t.skipped.push(SkippedFile {
+        path: up.note.rel.clone(),
+        reason: reason.clone(),
+    });
+    ops.push(UserOperation::Add(placeholder(
+        fields,
+        &up.note,
+        FileKind::Pdf,
+        &reason,
+        &[0; 32],
+    )));
+}
+
+/// The path, folders and kind of a file: what every document has.
+fn file_document(fields: &Fields, note: &DiskNote, kind: FileKind) -> TantivyDocument {
     let mut doc = TantivyDocument::default();
     doc.add_text(fields.path, &note.rel);
     let mut folder = String::new();
@@ -274,9 +354,40 @@ pub(super) fn note_document(
         folder.push_str(seg);
         doc.add_text(fields.folders, &folder);
     }
-    let file_name = segments.last().copied().unwrap_or("");
-    let title = &file_name[..file_name.len().saturating_sub(3)];
-    doc.add_text(fields.title, title);
+    doc.add_text(fields.ext, kind.ext());
+    doc.add_u64(fields.size, note.size);
+    doc.add_i64(fields.mtime_ns, note.mtime_ns);
+    doc
+}
+
+/// The document of a file that could not be indexed: no text (so no query matches it), only
+/// what the freshness check compares and why it failed.
+fn placeholder(
+    fields: &Fields,
+    note: &DiskNote,
+    kind: FileKind,
+    reason: &str,
+    hash: &[u8; 32],
+) -> TantivyDocument {
+    let mut doc = file_document(fields, note, kind);
+    doc.add_text(fields.skipped, "yes");
+    doc.add_text(fields.skip_reason, reason);
+    doc.add_bytes(fields.hash, hash.as_slice());
+    doc
+}
+
+/// The index document of one note, or of a canvas's or PDF's text.
+pub(super) fn note_document(
+    fields: &Fields,
+    note: &DiskNote,
+    kind: FileKind,
+    text: &str,
+    hash: &[u8; 32],
+) -> TantivyDocument {
+    let meta = note::parse(text);
+    let mut doc = file_document(fields, note, kind);
+    let file_name = note.rel.rsplit('/').next().unwrap_or("");
+    doc.add_text(fields.title, kind.strip(file_name));
     for a in &meta.aliases {
         doc.add_text(fields.aliases, a);
     }
@@ -299,8 +410,6 @@ pub(super) fn note_document(
         doc.add_text(fields.headings, headings.join("\n"));
     }
     doc.add_text(fields.body, text);
-    doc.add_u64(fields.size, note.size);
-    doc.add_i64(fields.mtime_ns, note.mtime_ns);
     doc.add_bytes(fields.hash, hash.as_slice());
     let table = passage::checkpoints(&mut analyzer::text_analyzer(), text, meta.body_start);
     if !table.is_empty() {

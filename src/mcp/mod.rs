@@ -30,13 +30,14 @@ use background::Indexer;
 pub use config_snippets::Client;
 
 /// The schema of `search_notes`' structured answer: the output contract's own types, without
-/// their field documentation (the README has it; tool definitions cost tokens in every
+/// their field documentation and number formats (the README has it; tool definitions cost tokens in every
 /// conversation).
 fn output_schema() -> Arc<rmcp::model::JsonObject> {
     fn strip(v: &mut serde_json::Value) {
         match v {
             serde_json::Value::Object(m) => {
                 m.remove("description");
+                m.remove("format");
                 m.values_mut().for_each(strip);
             }
             serde_json::Value::Array(a) => a.iter_mut().for_each(strip),

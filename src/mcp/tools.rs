@@ -39,10 +39,10 @@ pub(crate) struct SearchParams {
     pub exclude: Vec<String>,
     /// Engine: auto (Omnisearch if Obsidian runs, else local index), omnisearch, local
     pub source: Option<SourceParam>,
-    /// Only notes with all these tags (nested: "project" matches "project/alpha")
+    /// Only notes with all these tags ("project" also matches "project/alpha")
     #[serde(default)]
     pub tags: Vec<String>,
-    /// Modified since: 2026-11-30, 2026-11-30T14:00, 7d, 12h, 30m, today, yesterday
+    /// Modified since: 2026-11-30[T14:00], 7d, 12h, 30m, today, yesterday
     pub since: Option<String>,
     /// Modified until (same forms)
     pub until: Option<String>,

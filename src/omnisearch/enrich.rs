@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use super::client::OmniHit;
-use crate::core::{round_to, Filters, Scope, SearchHit, Sort, ENGINE_OMNISEARCH};
+use crate::core::{round_to, FileKind, Filters, Scope, SearchHit, Sort, ENGINE_OMNISEARCH};
 use crate::text::{excerpt, note};
 
 /// What narrows and orders the plugin's hits on our side.
@@ -36,8 +36,11 @@ pub(super) fn results(
             n += 1;
             continue;
         }
+        let kind = FileKind::of_name(&h.path).unwrap_or_default();
         let mut hit = SearchHit {
             basename: h.basename,
+            kind,
+            page: None,
             score: round_to(h.score, 2),
             excerpt: h.excerpt,
             engine: ENGINE_OMNISEARCH.into(),
@@ -51,7 +54,13 @@ pub(super) fn results(
             highlight: h.found_words,
             path: h.path,
         };
-        let properties = enrich_from_note(vault, &mut hit, h.offset_utf16);
+        // The plugin's offsets in a canvas or PDF are into text it extracted itself, not into
+        // the file: only notes are read back (the others pass no tag or property filter).
+        let properties = if kind == FileKind::Note {
+            enrich_from_note(vault, &mut hit, h.offset_utf16)
+        } else {
+            None
+        };
         // A note that can't be read can't be shown to pass a filter.
         let passes = how.filters.is_empty()
             || properties.is_some_and(|p| how.filters.admits(&hit.tags, &p, hit.modified_ns));

@@ -4,8 +4,10 @@
 //! It sits beside the core, below the engines, so the local engine never has to import the
 //! Omnisearch client (or the other way round) for a helper.
 
+pub(crate) mod canvas;
 pub(crate) mod excerpt;
 pub(crate) mod note;
+pub(crate) mod parts;
 pub(crate) mod properties;
 
 /// File name without its extension, from a `/`-separated path.

@@ -59,6 +59,8 @@ pub(in crate::local) fn clauses(
             clauses.push((Occur::MustNot, raw_term(f, ex)));
         }
     }
+    // Placeholders of files that could not be indexed are never hits, nor listed.
+    clauses.push((Occur::MustNot, raw_term(fields.skipped, "yes")));
     if !q.paths.is_empty() {
         let any: Vec<Box<dyn Query>> = q
             .paths
@@ -81,6 +83,12 @@ pub(in crate::local) fn clauses(
             .map(|e| path_regex(fields.path, &format!(r".*\.{}[^.]*", escape(e))))
             .collect();
         clauses.push((Occur::Must, zero(one_of(any))));
+    }
+    for e in &q.excluded_exts {
+        clauses.push((
+            Occur::MustNot,
+            path_regex(fields.path, &format!(r".*\.{}[^.]*", escape(e))),
+        ));
     }
     for t in &filters.tags {
         clauses.push((Occur::Must, zero(raw_term(fields.tag_paths, t))));

@@ -11,12 +11,12 @@ use tantivy::{DocAddress, DocSet, Searcher, TantivyDocument, Term};
 
 use super::matching::name_match;
 use super::{bm25_part, tune, ExpandedTerm};
-use crate::core::{round_to, SearchHit, ENGINE_LOCAL};
+use crate::core::{round_to, FileKind, SearchHit, ENGINE_LOCAL};
 use crate::local::analyzer;
 use crate::local::passage;
 use crate::local::query::ParsedQuery;
 use crate::local::schema::Fields;
-use crate::text::{excerpt, stem_of};
+use crate::text::{excerpt, parts, stem_of};
 
 /// What the postings say about one query term in one note (best variant weight per field,
 /// weighted occurrence counts).
@@ -244,14 +244,35 @@ pub(crate) fn rerank(
                 highlight.extend(t.variants.all.keys().cloned());
             }
         }
+        let kind = FileKind::of_name(&path).unwrap_or_default();
+        // A canvas's card or a PDF's page bounds the excerpt: it never mixes two of them.
+        let (excerpt, line, page) = match kind {
+            FileKind::Note => (
+                excerpt::make_excerpt_from(body, pos, shown.text_start),
+                Some(shown.spot.line),
+                None,
+            ),
+            FileKind::Canvas | FileKind::Pdf => {
+                let (from, to) = parts::bounds(body, pos);
+                let cut = excerpt::make_excerpt_from(&body[..to], pos, from);
+                // A line of the text made from a board or a PDF points nowhere in the file.
+                let page = (kind == FileKind::Pdf).then(|| parts::number_at(body, pos));
+                (cut, None, page)
+            }
+        };
         out.push(SearchHit {
             basename: stem_of(&path),
             path,
+            kind,
+            page,
             score: round_to(score, 2),
             engine: ENGINE_LOCAL.into(),
-            excerpt: excerpt::make_excerpt_from(body, pos, shown.text_start),
-            line: Some(shown.spot.line),
-            heading: shown.spot.heading,
+            excerpt,
+            line,
+            heading: match kind {
+                FileKind::Pdf => None,
+                _ => shown.spot.heading,
+            },
             // From the stored fields: parsing the note again would read all of it.
             tags: doc
                 .get_first(fields.tags)

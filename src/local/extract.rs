@@ -1,0 +1,203 @@
+//! PDF text for the index: from the cache when this exact file (by blake3) was extracted
+//! before, otherwise from a child process that extracts one PDF and prints its pages as JSON.
+//!
+//! Why a child process: a hostile or broken PDF can make a parser loop, recurse deeply or
+//! allocate without bound, and a thread can be neither killed nor capped in memory. The child
+//! runs under a wall-time limit (killed when it is over) and, on Unix, an address-space limit
+//! (`RLIMIT_AS`, set by the child on itself before it reads the file); its output is read up
+//! to a cap. Whatever happens to it — crash, abort, out of memory, timeout, garbage on
+//! stdout — comes back as a reason, never as a failure of this process. On Windows and macOS
+//! the time limit and the output cap apply; the memory limit applies where `RLIMIT_AS` is
+//! enforced (Linux and the BSDs; macOS accepts but does not enforce it).
+//!
+//! The result — pages or the reason of a failure — is cached by the file's hash, so neither a
+//! re-index nor a `--rebuild` extracts an unchanged PDF again.
+
+use std::io::Read;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+
+use super::store;
+use crate::core::PdfLimits;
+
+/// The hidden subcommand of the `vault-search` binary that extracts one PDF.
+pub(crate) const SUBCOMMAND: &str = "__extract-pdf";
+/// Extracted text larger than this is refused (and the child killed).
+const MAX_OUTPUT_BYTES: u64 = 64 * 1024 * 1024;
+
+/// What the child prints, and what the cache holds.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct Extracted {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) pages: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) error: Option<String>,
+}
+
+/// What came of one PDF.
+#[derive(Debug)]
+pub(super) enum Outcome {
+    /// The text of each page.
+    Pages(Vec<String>),
+    /// Why it has no text (encrypted, malformed, no text layer, over a limit).
+    Failed(String),
+    /// Not extracted: this run's budget is spent.
+    Pending,
+}
+
+/// Extracts PDFs for one run.
+#[derive(Debug)]
+pub(super) struct Extractor<'a> {
+    program: &'static Path,
+    limits: PdfLimits,
+    cache: Option<&'a Path>,
+    /// Extractions this run may still start (`None`: no budget).
+    left: Option<AtomicU32>,
+}
+
+impl<'a> Extractor<'a> {
+    /// `None` when PDFs are not indexed.
+    pub(super) fn new(limits: PdfLimits, cache: Option<&'a Path>) -> Option<Extractor<'a>> {
+        Some(Extractor {
+            program: limits.extractor?,
+            limits,
+            cache,
+            left: limits.per_run.map(AtomicU32::new),
+        })
+    }
+
+    /// The pages of the PDF at `path` whose content is `bytes` (hash `hash`).
+    pub(super) fn pdf(&self, path: &Path, bytes: &[u8], hash: &blake3::Hash) -> Outcome {
+        let cached = self
+            .cache
+            .map(|dir| dir.join(format!("{}.json", hash.to_hex())));
+        if let Some(hit) = cached.as_deref().and_then(read_cache) {
+            return outcome(hit);
+        }
+        if let Some(left) = &self.left {
+            let took =
+                left.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1));
+            if took.is_err() {
+                return Outcome::Pending;
+            }
+        }
+        // Checked here, not only by the parser: a file that is no PDF at all costs no process.
+        let extracted = if !bytes.starts_with(b"%PDF-")
+            && !bytes[..bytes.len().min(1024)]
+                .windows(5)
+                .any(|w| w == b"%PDF-")
+        {
+            failed("not a PDF (no %PDF- header)")
+        } else {
+            run_child(self.program, path, self.limits)
+        };
+        if let (Some(file), Some(dir)) = (cached.as_deref(), self.cache) {
+            write_cache(dir, file, &extracted);
+        }
+        outcome(extracted)
+    }
+}
+
+fn failed(why: impl Into<String>) -> Extracted {
+    Extracted {
+        pages: None,
+        error: Some(why.into()),
+    }
+}
+
+fn outcome(e: Extracted) -> Outcome {
+    match (e.pages, e.error) {
+        (_, Some(why)) => Outcome::Failed(why),
+        (Some(pages), None) if pages.iter().all(|p| p.trim().is_empty()) => {
+            Outcome::Failed("no text layer (a scan without OCR?)".into())
+        }
+        (Some(pages), None) => Outcome::Pages(pages),
+        (None, None) => Outcome::Failed("the extractor gave no pages".into()),
+    }
+}
+
+fn read_cache(file: &Path) -> Option<Extracted> {
+    let bytes = std::fs::read(file).ok()?;
+    serde_json::from_slice(&bytes).ok()
+}
+
+/// Best effort: a cache that can't be written only means extracting again next time.
+fn write_cache(dir: &Path, file: &Path, e: &Extracted) {
+    if store::create_private_dir(dir).is_err() {
+        return;
+    }
+    let Ok(json) = serde_json::to_vec(e) else {
+        return;
+    };
+    let tmp = file.with_extension(format!("tmp{}", std::process::id()));
+    if std::fs::write(&tmp, json).is_ok() {
+        store::set_private_file(&tmp);
+        if std::fs::rename(&tmp, file).is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
+    }
+}
+
+/// Runs the extractor on one file under the time, memory and output limits.
+fn run_child(program: &Path, path: &Path, limits: PdfLimits) -> Extracted {
+    let mut cmd = Command::new(program);
+    cmd.arg(SUBCOMMAND)
+        .arg(limits.max_memory_bytes.to_string())
+        .arg(path)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    let mut child = match cmd.spawn() {
+        Ok(c) => c,
+        Err(e) => return failed(format!("cannot start the PDF extractor: {e}")),
+    };
+    let Some(stdout) = child.stdout.take() else {
+        let _ = child.kill();
+        let _ = child.wait();
+        return failed("cannot read the PDF extractor");
+    };
+    // Read on a thread so that a child that fills the pipe never blocks the time limit.
+    let reader = std::thread::spawn(move || {
+        let mut out = Vec::new();
+        let r = stdout.take(MAX_OUTPUT_BYTES + 1).read_to_end(&mut out);
+        r.map(|_| out)
+    });
+    let deadline = Instant::now() + Duration::from_millis(limits.timeout_ms);
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(st)) => break Some(st),
+            Ok(None) if Instant::now() >= deadline => break None,
+            Ok(None) => std::thread::sleep(Duration::from_millis(5)),
+            Err(_) => break None,
+        }
+    };
+    let Some(status) = status else {
+        let _ = child.kill();
+        let _ = child.wait();
+        let _ = reader.join();
+        return failed(format!(
+            "extraction took longer than {:.1} s",
+            limits.timeout_ms as f64 / 1000.0
+        ));
+    };
+    let out = match reader.join() {
+        Ok(Ok(out)) => out,
+        _ => return failed("cannot read the PDF extractor's output"),
+    };
+    if out.len() as u64 > MAX_OUTPUT_BYTES {
+        return failed(format!(
+            "more than {} MiB of text",
+            MAX_OUTPUT_BYTES / 1024 / 1024
+        ));
+    }
+    if !status.success() {
+        return failed(format!(
+            "the extractor failed ({status}; out of memory, or a crash in the PDF parser)"
+        ));
+    }
+    serde_json::from_slice(&out).unwrap_or_else(|_| failed("the extractor's output is not JSON"))
+}
