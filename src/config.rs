@@ -43,6 +43,7 @@ pub enum Action {
     },
     Skill(crate::cli::SkillArgs),
     Completions(clap_complete::Shell),
+    Serve(crate::serve::ServeOptions),
 }
 
 #[derive(Debug, Clone)]
@@ -178,6 +179,15 @@ impl Config {
             },
             Some(Command::Skill(s)) => Action::Skill(s),
             Some(Command::Completions(c)) => Action::Completions(c.shell),
+            Some(Command::Serve(s)) => Action::Serve(crate::serve::ServeOptions {
+                vault: vault.clone(),
+                cache_dir: cache_dir
+                    .clone()
+                    .context("serve needs a cache directory: pass --cache-dir DIR")?,
+                port: s.port,
+                allow_origins: s.allow_origin,
+                rescan_every: std::time::Duration::from_secs(s.rescan_secs),
+            }),
         };
         Ok(Config {
             vault,

@@ -36,6 +36,7 @@ pub mod error;
 pub mod excerpt;
 pub mod ignore;
 pub mod index;
+pub mod liveness;
 pub mod local;
 pub mod manifest;
 pub mod note;
@@ -45,6 +46,7 @@ pub mod progress;
 pub mod query;
 pub mod rank;
 pub mod schema;
+pub mod serve;
 pub mod skill;
 pub mod status;
 pub mod store;
@@ -145,6 +147,11 @@ pub fn run(config: &Config) -> Result<()> {
             use clap::CommandFactory;
             let mut cmd = cli::Args::command();
             clap_complete::generate(*shell, &mut cmd, "vault-search", &mut out);
+            Ok(())
+        }
+        Action::Serve(opts) => {
+            out.flush()?;
+            serve::run(opts.clone())?;
             Ok(())
         }
         Action::Index(i) => {

@@ -27,6 +27,8 @@ pub struct LocalAnswer {
     pub hits: Vec<SearchHit>,
     /// The index could not be refreshed (another process is writing it).
     pub stale: bool,
+    /// The freshness walk was skipped: a live `serve` watcher keeps the index current.
+    pub watched: bool,
 }
 
 /// Runs a local search.
@@ -75,6 +77,26 @@ fn warm_up() {
 }
 
 fn search_once(opts: &SearchOptions) -> Result<LocalAnswer> {
+    let watched = opts.refresh
+        && opts
+            .cache_dir
+            .as_deref()
+            .is_some_and(|cache| crate::liveness::watcher_is_live(cache, &opts.vault));
+    if watched {
+        // Searched as `--no-refresh` does; if the committed index can't be opened, the code
+        // below updates it as without a watcher.
+        let unrefreshed = SearchOptions {
+            refresh: false,
+            ..opts.clone()
+        };
+        let mut answer = search_once_as_asked(&unrefreshed)?;
+        answer.watched = true;
+        return Ok(answer);
+    }
+    search_once_as_asked(opts)
+}
+
+fn search_once_as_asked(opts: &SearchOptions) -> Result<LocalAnswer> {
     if opts.refresh {
         if let Some(answer) = search_overlapped(opts)? {
             return Ok(answer);
@@ -84,14 +106,22 @@ fn search_once(opts: &SearchOptions) -> Result<LocalAnswer> {
         if let Some(cache) = opts.cache_dir.as_deref() {
             if let Ok(Some((_, _, reader))) = Store::new(cache, &opts.vault).open_current_reader() {
                 let hits = search_index(&reader.searcher(), opts)?;
-                return Ok(LocalAnswer { hits, stale: false });
+                return Ok(LocalAnswer {
+                    hits,
+                    stale: false,
+                    watched: false,
+                });
             }
         }
     }
     let (index, stale) = open_fresh(opts)?;
     let searcher = open_searcher(&index)?;
     let hits = search_index(&searcher, opts)?;
-    Ok(LocalAnswer { hits, stale })
+    Ok(LocalAnswer {
+        hits,
+        stale,
+        watched: false,
+    })
 }
 
 /// The refresh + search fast path; `None` when there is no usable index yet.
@@ -124,7 +154,11 @@ fn search_overlapped(opts: &SearchOptions) -> Result<Option<LocalAnswer>> {
         return Ok(None);
     };
     if plan.is_noop() && !plan.wants_bump() {
-        return Ok(Some(LocalAnswer { hits, stale: false }));
+        return Ok(Some(LocalAnswer {
+            hits,
+            stale: false,
+            watched: false,
+        }));
     }
     if plan.is_noop() {
         // Current, but racily clean notes were re-read: record this run so later searches
@@ -132,17 +166,29 @@ fn search_overlapped(opts: &SearchOptions) -> Result<Option<LocalAnswer>> {
         if let Ok(Some(lock)) = store.try_lock() {
             let _ = update(&store, &lock, opts, false);
         }
-        return Ok(Some(LocalAnswer { hits, stale: false }));
+        return Ok(Some(LocalAnswer {
+            hits,
+            stale: false,
+            watched: false,
+        }));
     }
     // The vault changed: update the index (if nobody else is writing; the update walks again,
     // under the lock) and search again.
     let (index, stale) = open_fresh(opts)?;
     if stale {
-        return Ok(Some(LocalAnswer { hits, stale }));
+        return Ok(Some(LocalAnswer {
+            hits,
+            stale,
+            watched: false,
+        }));
     }
     let searcher = open_searcher(&index)?;
     let hits = search_index(&searcher, opts)?;
-    Ok(Some(LocalAnswer { hits, stale }))
+    Ok(Some(LocalAnswer {
+        hits,
+        stale,
+        watched: false,
+    }))
 }
 
 /// Updates (or with `rebuild`, rebuilds) the index for a search: default size cap, no

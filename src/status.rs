@@ -36,6 +36,21 @@ pub struct Status {
     pub omnisearch_answers: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub omnisearch_error: Option<String>,
+    /// The `vault-search serve` process watching this vault, when one runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server: Option<ServerStatus>,
+}
+
+/// A running `serve` as its heartbeat describes it.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ServerStatus {
+    pub pid: Option<u32>,
+    pub port: Option<u16>,
+    /// Searches skip their freshness walk (the watcher is healthy and caught up).
+    pub live: bool,
+    pub last_event_at: Option<String>,
+    pub last_update_at: Option<String>,
+    pub heartbeat_at: Option<String>,
 }
 
 /// Gathers the status of `vault`.
@@ -53,9 +68,21 @@ pub fn status(vault: &Path, cache_dir: Option<&Path>, port: u16) -> Result<Statu
         omnisearch_port: port,
         omnisearch_answers: false,
         omnisearch_error: None,
+        server: None,
     };
     if let Some(cache) = cache_dir {
         let store = Store::new(cache, vault);
+        st.server = crate::liveness::observe(&store.root, vault).map(|o| {
+            let hb = o.heartbeat.as_ref();
+            ServerStatus {
+                pid: hb.map(|h| h.pid),
+                port: hb.map(|h| h.port),
+                live: o.live,
+                last_event_at: hb.and_then(|h| h.last_event_ns).map(rfc3339),
+                last_update_at: hb.and_then(|h| h.last_update_ns).map(rfc3339),
+                heartbeat_at: hb.map(|h| rfc3339(h.beat_ns)),
+            }
+        });
         st.index_dir = Some(store.root.display().to_string());
         match store.open_current_reader() {
             Ok(Some((_, payload, reader))) => {
@@ -126,6 +153,24 @@ pub fn to_text(st: &Status) -> String {
         )
     };
     line("omnisearch", format!("port {}: {omni}", st.omnisearch_port));
+    if let Some(s) = &st.server {
+        let opt = |v: &Option<String>| v.clone().unwrap_or_else(|| "never".into());
+        line(
+            "serve",
+            format!(
+                "pid {}, port {}: {} (last event {}, last update {})",
+                s.pid.map_or("?".into(), |p| p.to_string()),
+                s.port.map_or("?".into(), |p| p.to_string()),
+                if s.live {
+                    "watching, searches skip the walk"
+                } else {
+                    "behind or not responding"
+                },
+                opt(&s.last_event_at),
+                opt(&s.last_update_at)
+            ),
+        );
+    }
     out
 }
 

@@ -1,0 +1,1 @@
+//! `serve` through the binary.
