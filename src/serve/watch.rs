@@ -98,6 +98,13 @@ pub(crate) fn run(
 
     loop {
         let stopping = stop.load(Ordering::SeqCst);
+        if stopping && stop_seen.is_none() {
+            // One last walk commits whatever reached the disk before the signal, even changes
+            // whose events are still on their way.
+            stop_seen = Some(Instant::now());
+            dirty = true;
+            next_try = Instant::now();
+        }
         let now = Instant::now();
         let settled = now.duration_since(last_event) >= DEBOUNCE
             || first_dirty.is_some_and(|t| now.duration_since(t) >= MAX_DELAY);
@@ -138,7 +145,7 @@ pub(crate) fn run(
         if stopping && !dirty {
             break;
         }
-        if stopping && stop_seen.get_or_insert_with(Instant::now).elapsed() >= STOP_GRACE {
+        if stopping && stop_seen.is_some_and(|t| t.elapsed() >= STOP_GRACE) {
             break; // a failing final update must not hold up the exit
         }
 
