@@ -139,7 +139,7 @@ pub(crate) fn run(
             }
             dirty |= events.drain(&rx, &overflow, &mut last_event);
             first_dirty = first_dirty.or(dirty.then(Instant::now));
-            publish(&beacon, cfg, state, !dirty);
+            publish(&beacon, cfg, state, !dirty && watcher.is_ok());
             last_beat = Instant::now();
         }
         if stopping && !dirty {
@@ -175,7 +175,7 @@ pub(crate) fn run(
                 dirty = true;
                 first_dirty = first_dirty.or(Some(Instant::now()));
             }
-            publish(&beacon, cfg, state, !dirty);
+            publish(&beacon, cfg, state, !dirty && watcher.is_ok());
             last_beat = Instant::now();
         }
 
@@ -313,6 +313,8 @@ fn vault_identity(vault: &Path) -> Option<(u64, u64)> {
     }
 }
 
+/// Writes the heartbeat; `caught_up` only with a working watcher (without one, changes
+/// could go unseen until the next walk).
 fn publish(
     beacon: &Option<Beacon>,
     cfg: &WatchConfig,
