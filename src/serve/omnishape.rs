@@ -10,6 +10,7 @@
 use std::path::Path;
 
 use serde::Serialize;
+use tantivy::tokenizer::TokenStream;
 
 use crate::analyzer;
 use crate::excerpt;
@@ -46,13 +47,14 @@ pub(crate) fn convert(vault: &Path, hits: Vec<SearchHit>) -> Vec<OmniResult> {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let root = vault.canonicalize().ok();
+    let mut analyzer = analyzer::text_analyzer();
     hits.into_iter()
         .filter(|h| is_safe_relative(&h.path))
         .map(|h| {
             let text = root.as_deref().and_then(|r| read_inside(r, &h.path));
             let matches = text
                 .as_deref()
-                .map(|t| find_matches(t, &h.matched, &h.highlight, h.line))
+                .map(|t| find_matches(&mut analyzer, t, &h.matched, &h.highlight, h.line))
                 .unwrap_or_default();
             OmniResult {
                 score: h.score,
@@ -79,15 +81,17 @@ fn read_inside(root: &Path, rel: &str) -> Option<String> {
 
 /// Every word of `text` that matched, with its UTF-16 offset; the first on `line` first.
 fn find_matches(
+    analyzer: &mut tantivy::tokenizer::TextAnalyzer,
     text: &str,
     matched: &[String],
     forms: &[String],
     line: Option<u64>,
 ) -> Vec<OmniMatch> {
-    let mut analyzer = analyzer::text_analyzer();
-    let tokens = analyzer::analyze(&mut analyzer, text);
     let mut found: Vec<(usize, usize)> = Vec::new();
-    for t in &tokens {
+    // Streamed, not collected: a note has thousands of tokens and only the matches are kept.
+    let mut stream = analyzer.token_stream(text);
+    while stream.advance() {
+        let t = stream.token();
         let hit = forms.contains(&t.text)
             || matched
                 .iter()
@@ -153,7 +157,8 @@ mod tests {
     #[test]
     fn offsets_count_utf16_units_and_the_excerpt_line_comes_first() {
         let text = "𝄞 café daemon\nsecond Daemon line\n";
-        let m = find_matches(text, &["daemon".into()], &[], Some(2));
+        let mut a = analyzer::text_analyzer();
+        let m = find_matches(&mut a, text, &["daemon".into()], &[], Some(2));
         assert_eq!(m.len(), 2);
         assert_eq!(m[0].text, "Daemon");
         let second = text.find("Daemon").unwrap();
