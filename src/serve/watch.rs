@@ -32,6 +32,9 @@ const DEBOUNCE: Duration = Duration::from_millis(150);
 const MAX_DELAY: Duration = Duration::from_millis(700);
 /// Events waiting beyond this are dropped and replaced by one "rescan" flag.
 const QUEUE: usize = 4096;
+/// A watch that could not be set up (inotify's limit, a folder being moved) is retried this
+/// often; meanwhile the index is kept current by walks and searches don't trust it.
+const WATCH_RETRY: Duration = Duration::from_secs(5);
 /// After SIGTERM, a final update that keeps failing is given up after this.
 const STOP_GRACE: Duration = Duration::from_secs(3);
 /// Retry pause after an update failed (vault gone, disk full, another writer).
@@ -87,6 +90,7 @@ pub(crate) fn run(
     let mut last_beat = Instant::now() - liveness::BEAT_EVERY;
     let mut next_try = Instant::now();
     let mut stop_seen: Option<Instant> = None;
+    let mut last_watch_try = Instant::now();
     let events = Events {
         cache_dir: cfg
             .cache_dir
@@ -152,7 +156,11 @@ pub(crate) fn run(
         if last_beat.elapsed() >= liveness::BEAT_EVERY {
             // The vault moved away (or was replaced): the old watch follows the old folder.
             let now_identity = vault_identity(&cfg.vault);
-            if now_identity != identity || now_identity.is_none() || watcher.is_err() {
+            let moved = now_identity != identity || now_identity.is_none();
+            // Setting up a recursive watch costs a call per folder: retry a failed one slowly.
+            let retry = watcher.is_err() && last_watch_try.elapsed() >= WATCH_RETRY;
+            if moved || retry {
+                last_watch_try = Instant::now();
                 if now_identity.is_some() {
                     watcher = start_watcher(&cfg.vault, &tx, &overflow);
                 } else {
