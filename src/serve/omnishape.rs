@@ -87,12 +87,15 @@ fn find_matches(
     forms: &[String],
     line: Option<u64>,
 ) -> Vec<OmniMatch> {
+    // The engine's highlight forms include every prefix and typo expansion: hundreds for
+    // some queries, tested against every word of 50 notes.
+    let forms: std::collections::HashSet<&str> = forms.iter().map(String::as_str).collect();
     let mut found: Vec<(usize, usize)> = Vec::new();
     // Streamed, not collected: a note has thousands of tokens and only the matches are kept.
     let mut stream = analyzer.token_stream(text);
     while stream.advance() {
         let t = stream.token();
-        let hit = forms.contains(&t.text)
+        let hit = forms.contains(t.text.as_str())
             || matched
                 .iter()
                 .any(|m| !m.is_empty() && t.text.starts_with(m.as_str()));
