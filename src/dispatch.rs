@@ -31,6 +31,7 @@ pub(crate) fn search(opts: &SearchOptions) -> Result<SearchResponse> {
         results: Vec::new(),
         error: None,
         stale: false,
+        watched: false,
         fallback_reason: None,
         omnisearch_hits: None,
         comparison: None,
@@ -107,6 +108,7 @@ fn use_local(opts: &SearchOptions, response: &mut SearchResponse) -> Result<()> 
     response.engine = ENGINE_LOCAL.into();
     response.results = local.hits;
     response.stale = local.stale;
+    response.watched = local.watched;
     response.warnings.extend(local.warnings);
     Ok(())
 }

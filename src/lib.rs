@@ -34,6 +34,7 @@ mod dispatch;
 mod local;
 mod mcp;
 mod omnisearch;
+mod serve;
 mod status;
 mod text;
 
@@ -96,4 +97,10 @@ pub fn __hold_writer_lock(cache_dir: &Path, vault: &Path) -> Result<Box<dyn std:
     let lock = local::writer_lock(cache_dir, vault)?
         .ok_or_else(|| anyhow::anyhow!("the writer lock is taken"))?;
     Ok(Box::new(lock))
+}
+
+/// Not API, a test hook: would a search of `vault` trust a `serve` watcher and skip its walk?
+#[doc(hidden)]
+pub fn __watcher_is_live(cache_dir: &Path, vault: &Path) -> bool {
+    local::liveness::watcher_is_live(cache_dir, vault)
 }

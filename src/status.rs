@@ -39,6 +39,21 @@ pub struct Status {
     pub omnisearch_answers: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub omnisearch_error: Option<String>,
+    /// The `vault-search serve` process watching this vault, when one runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server: Option<ServerStatus>,
+}
+
+/// A running `serve` as its heartbeat describes it.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ServerStatus {
+    pub pid: Option<u32>,
+    pub port: Option<u16>,
+    /// Searches skip their freshness walk (the watcher is healthy and caught up).
+    pub live: bool,
+    pub last_event_at: Option<String>,
+    pub last_update_at: Option<String>,
+    pub heartbeat_at: Option<String>,
 }
 
 /// Gathers the status of `vault`.
@@ -57,9 +72,21 @@ pub(crate) fn status(vault: &Path, cache_dir: Option<&Path>, port: u16) -> Resul
         omnisearch_port: port,
         omnisearch_answers: false,
         omnisearch_error: None,
+        server: None,
     };
     if let Some(cache) = cache_dir {
         let store = Store::new(cache, vault);
+        st.server = crate::local::liveness::observe(&store.root, vault).map(|o| {
+            let hb = o.heartbeat.as_ref();
+            ServerStatus {
+                pid: hb.map(|h| h.pid),
+                port: hb.map(|h| h.port),
+                live: o.live,
+                last_event_at: hb.and_then(|h| h.last_event_ns).map(rfc3339),
+                last_update_at: hb.and_then(|h| h.last_update_ns).map(rfc3339),
+                heartbeat_at: hb.map(|h| rfc3339(h.beat_ns)),
+            }
+        });
         st.index_dir = Some(store.root.display().to_string());
         match store.open_current_reader() {
             Ok(Some((_, payload, reader))) => {

@@ -10,4 +10,5 @@ mod hardening;
 mod local;
 mod mcp;
 mod omnisearch;
+mod serve;
 mod util;

@@ -98,6 +98,23 @@ pub(crate) enum Command {
     Completions(CompletionsArgs),
     /// Serve the search as an MCP server on stdin/stdout (for Claude, Codex, Cursor)
     Mcp(crate::mcp::McpArgs),
+    /// Watch the vault, keep its index current, and answer Omnisearch's HTTP API on loopback
+    Serve(ServeArgs),
+}
+
+#[derive(Debug, Clone, ClapArgs)]
+pub(crate) struct ServeArgs {
+    /// HTTP port on 127.0.0.1 and [::1] (0: any free port; 51361 stands in for the plugin)
+    #[arg(long, value_name = "P", default_value_t = crate::serve::DEFAULT_SERVE_PORT)]
+    pub(crate) port: u16,
+
+    /// Answer browser requests from this origin, e.g. http://localhost:3000 (repeatable)
+    #[arg(long, value_name = "ORIGIN")]
+    pub(crate) allow_origin: Vec<String>,
+
+    /// Walk the whole vault this often even without events, in seconds (catches what the OS missed)
+    #[arg(long, value_name = "SECS", default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..))]
+    pub(crate) rescan_secs: u64,
 }
 
 #[derive(Debug, Clone, ClapArgs)]

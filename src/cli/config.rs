@@ -42,6 +42,7 @@ pub(crate) enum Action {
     Skill(SkillArgs),
     Completions(clap_complete::Shell),
     Mcp(crate::mcp::McpOptions),
+    Serve(crate::serve::ServeOptions),
 }
 
 #[derive(Debug, Clone)]
@@ -128,6 +129,20 @@ impl Config {
                 port: resolve_port(m.port)?,
                 index_wait: std::time::Duration::from_secs(m.index_wait),
                 print_config: m.print_config,
+                pdf,
+            }),
+            Some(Command::Serve(s)) => Action::Serve(crate::serve::ServeOptions {
+                vault: vault.clone(),
+                cache_dir: cache_dir
+                    .clone()
+                    .context("serve needs a cache directory: pass --cache-dir DIR")?,
+                port: s.port,
+                allow_origins: s.allow_origin,
+                rescan_every: std::time::Duration::from_secs(s.rescan_secs),
+                pdf: PdfLimits {
+                    per_run: None,
+                    ..pdf
+                },
             }),
         };
         Ok(Config {

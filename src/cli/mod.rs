@@ -98,6 +98,11 @@ fn run(config: &Config) -> Result<()> {
             Ok(())
         }
         Action::Mcp(_) => Ok(()), // served above
+        Action::Serve(opts) => {
+            out.flush()?;
+            crate::serve::run(opts.clone())?;
+            Ok(())
+        }
         Action::Index(i) => {
             let cache_dir = config.cache_dir.clone().context(
                 "no cache directory on this system: pass --cache-dir DIR or set VAULT_SEARCH_CACHE_DIR",

@@ -245,6 +245,24 @@ pub(crate) fn status_text(st: &Status) -> String {
         )
     };
     line("omnisearch", format!("port {}: {omni}", st.omnisearch_port));
+    if let Some(s) = &st.server {
+        let opt = |v: &Option<String>| v.clone().unwrap_or_else(|| "never".into());
+        line(
+            "serve",
+            format!(
+                "pid {}, port {}: {} (last event {}, last update {})",
+                s.pid.map_or("?".into(), |p| p.to_string()),
+                s.port.map_or("?".into(), |p| p.to_string()),
+                if s.live {
+                    "watching, searches skip the walk"
+                } else {
+                    "behind or not responding"
+                },
+                opt(&s.last_event_at),
+                opt(&s.last_update_at)
+            ),
+        );
+    }
     out
 }
 

@@ -37,6 +37,10 @@ pub struct SearchResponse {
     /// the answer comes from the last committed index.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub stale: bool,
+    /// True when the local engine skipped its freshness walk because a live `vault-search
+    /// serve` watcher keeps the index current.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub watched: bool,
     /// Why the local engine answered in `auto` mode (Omnisearch failed: the reason).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fallback_reason: Option<String>,

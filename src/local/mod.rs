@@ -16,6 +16,7 @@ pub(crate) mod analyzer;
 pub(crate) mod extract;
 mod ignore;
 mod list;
+pub(crate) mod liveness;
 mod manifest;
 mod passage;
 pub(crate) mod pdf;
@@ -82,6 +83,8 @@ pub(crate) struct LocalAnswer {
     pub(crate) hits: Vec<SearchHit>,
     /// The index could not be refreshed (another process is writing it).
     pub(crate) stale: bool,
+    /// The freshness walk was skipped: a live `serve` watcher keeps the index current.
+    pub(crate) watched: bool,
     /// What the caller should be told (rebuilt, stale, in memory, bad exclusion patterns).
     pub(crate) warnings: Vec<String>,
 }
@@ -192,6 +195,7 @@ fn answer(hits: Vec<SearchHit>, stale: bool) -> LocalAnswer {
     LocalAnswer {
         hits,
         stale,
+        watched: false,
         warnings: Vec::new(),
     }
 }
@@ -201,6 +205,16 @@ fn search_once(opts: &SearchOptions, warnings: &mut Vec<String>) -> Result<Local
         return in_memory(opts, "no cache directory on this system".into(), warnings);
     };
     let store = Store::new(cache, &opts.vault);
+    // A live `serve` watcher keeps the index current: search it as `--no-refresh` does (if it
+    // can't be opened, the code below updates it as without a watcher).
+    if opts.refresh && liveness::watcher_is_live(cache, &opts.vault) {
+        if let Ok(Some((_, _, reader))) = store.open_current_reader() {
+            let hits = search::run(&reader.searcher(), opts, warnings)?;
+            let mut a = answer(hits, false);
+            a.watched = true;
+            return Ok(a);
+        }
+    }
     if !opts.refresh {
         if let Ok(Some((_, _, reader))) = store.open_current_reader() {
             let hits = search::run(&reader.searcher(), opts, warnings)?;

@@ -34,15 +34,25 @@ pub(crate) enum Outcome {
 pub(crate) struct Indexer {
     vault: PathBuf,
     cache_dir: Option<PathBuf>,
+    /// As `index` extracts them: all new PDFs, no per-run budget.
+    pdf: crate::core::PdfLimits,
     phase: Mutex<Phase>,
     changed: Condvar,
 }
 
 impl Indexer {
-    pub(crate) fn new(vault: PathBuf, cache_dir: Option<PathBuf>) -> Indexer {
+    pub(crate) fn new(
+        vault: PathBuf,
+        cache_dir: Option<PathBuf>,
+        pdf: crate::core::PdfLimits,
+    ) -> Indexer {
         Indexer {
             vault,
             cache_dir,
+            pdf: crate::core::PdfLimits {
+                per_run: None,
+                ..pdf
+            },
             phase: Mutex::new(Phase::NotStarted),
             changed: Condvar::new(),
         }
@@ -85,7 +95,8 @@ impl Indexer {
         let spawned = std::thread::Builder::new()
             .name("vault-search-index".into())
             .spawn(move || {
-                let opts = IndexOptions::new(&me.vault, cache_dir);
+                let mut opts = IndexOptions::new(&me.vault, cache_dir);
+                opts.pdf = me.pdf;
                 let outcome = match std::panic::catch_unwind(|| crate::index(&opts)) {
                     Ok(Ok(report)) if report.busy => Outcome::Busy,
                     Ok(Ok(report)) => Outcome::Indexed(report),

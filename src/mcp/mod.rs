@@ -30,14 +30,15 @@ use background::Indexer;
 pub use config_snippets::Client;
 
 /// The schema of `search_notes`' structured answer: the output contract's own types, without
-/// their field documentation and number formats (the README has it; tool definitions cost tokens in every
-/// conversation).
+/// their field documentation, number formats and defaults (the README has them; tool
+/// definitions cost tokens in every conversation).
 fn output_schema() -> Arc<rmcp::model::JsonObject> {
     fn strip(v: &mut serde_json::Value) {
         match v {
             serde_json::Value::Object(m) => {
-                m.remove("description");
-                m.remove("format");
+                for k in ["description", "format", "minimum", "default", "$schema"] {
+                    m.remove(k);
+                }
                 m.values_mut().for_each(strip);
             }
             serde_json::Value::Array(a) => a.iter_mut().for_each(strip),
@@ -46,6 +47,15 @@ fn output_schema() -> Arc<rmcp::model::JsonObject> {
     }
     let mut v = serde_json::Value::Object((*schema_for_output::<crate::SearchResponse>()).clone());
     strip(&mut v);
+    // `comparison` belongs to `--source both`, which the tool does not offer.
+    if let Some(m) = v.as_object_mut() {
+        if let Some(p) = m.get_mut("properties").and_then(|p| p.as_object_mut()) {
+            p.remove("comparison");
+        }
+        if let Some(d) = m.get_mut("$defs").and_then(|d| d.as_object_mut()) {
+            d.remove("Comparison");
+        }
+    }
     match v {
         serde_json::Value::Object(m) => Arc::new(m),
         _ => schema_for_output::<crate::SearchResponse>(),
@@ -81,6 +91,8 @@ pub struct McpOptions {
     pub index_wait: Duration,
     /// Print this client's setup snippet instead of serving.
     pub print_config: Option<Client>,
+    /// How PDFs are indexed: as the CLI does, or its updates would drop the CLI's PDFs.
+    pub pdf: crate::core::PdfLimits,
 }
 
 /// State shared by all tool calls.
@@ -110,7 +122,11 @@ pub fn run(opts: McpOptions) -> Result<()> {
 }
 
 async fn serve(opts: McpOptions) -> Result<()> {
-    let indexer = Arc::new(Indexer::new(opts.vault.clone(), opts.cache_dir.clone()));
+    let indexer = Arc::new(Indexer::new(
+        opts.vault.clone(),
+        opts.cache_dir.clone(),
+        opts.pdf,
+    ));
     let server = Server {
         ctx: Arc::new(Ctx { opts, indexer }),
         tool_router: Server::tool_router(),

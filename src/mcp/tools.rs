@@ -125,7 +125,10 @@ pub(crate) fn search_notes(ctx: &Ctx, p: SearchParams) -> CallToolResult {
         port: ctx.opts.port,
         refresh: true,
         include_ignored: false,
-        limits: crate::core::Limits::default(),
+        limits: crate::core::Limits {
+            pdf: ctx.opts.pdf,
+            ..crate::core::Limits::default()
+        },
     };
     let mut notice = None;
     if source != Source::Omnisearch {

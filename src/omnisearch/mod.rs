@@ -14,8 +14,9 @@ mod reply;
 use crate::core::{EngineError, SearchHit, SearchOptions};
 
 pub(crate) use client::{query, MAX_RESULTS};
+pub(crate) use reply::is_safe_relative;
 #[cfg(test)]
-pub(crate) use reply::{is_safe_relative, parse_reply};
+pub(crate) use reply::parse_reply;
 
 /// What the plugin answered, shaped into the output contract.
 #[derive(Debug, Clone, Default)]

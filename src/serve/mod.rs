@@ -1,0 +1,312 @@
+//! `vault-search serve`: a long-running process that keeps one vault's index current and
+//! answers searches over HTTP on loopback — Omnisearch's API without Obsidian.
+//!
+//! - [`watch`] follows the vault's file-system events and updates the index within about a
+//!   second of a change; its heartbeat ([`crate::local::liveness`]) lets every other `vault-search`
+//!   search of that vault skip the freshness walk while the watcher is healthy.
+//! - [`http`] serves `GET /search?q=` in the plugin's exact shape ([`omnishape`]),
+//!   `GET /api/search` with the `--json` object, and `GET /health`.
+//!
+//! Security: it listens on 127.0.0.1 and [::1] only; a request whose `Host` is not a loopback
+//! name or address is refused (DNS rebinding), so is any browser cross-origin request (an
+//! `Origin` header) unless `--allow-origin` names that origin; nothing is written through it;
+//! hit paths never leave the vault.
+//!
+//! Stopping: SIGTERM or SIGINT (Ctrl-C) on Unix commits the last batch and exits 0. On Windows
+//! Ctrl-C is caught the same way; a service manager's hard stop kills the process, which is
+//! safe too: every update commits atomically and the next start's walk converges.
+
+pub(crate) mod http;
+pub(crate) mod omnishape;
+pub(crate) mod watch;
+
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use anyhow::{bail, Context, Result};
+use serde::{Deserialize, Serialize};
+
+use crate::core::Scope;
+use crate::local::liveness::Beacon;
+use crate::local::store::Store;
+use crate::{SearchOptions, Source};
+use http::{Request, Response};
+use watch::{WatchConfig, WatchState};
+
+/// The default port of `serve`: next to the plugin's 51361, so both can run at once.
+pub const DEFAULT_SERVE_PORT: u16 = 51362;
+/// `/search` answers at most this many results, like the plugin.
+const OMNI_LIMIT: usize = 50;
+
+/// Everything `serve` needs, resolved.
+#[derive(Debug, Clone)]
+pub struct ServeOptions {
+    pub vault: PathBuf,
+    pub cache_dir: PathBuf,
+    /// 0 picks a free port (printed on stderr).
+    pub port: u16,
+    /// Origins whose browser requests are answered (exact `scheme://host[:port]`).
+    pub allow_origins: Vec<String>,
+    /// Full stat walk this often even without events.
+    pub rescan_every: Duration,
+    /// How PDFs are indexed: as the CLI does, or its updates would drop the CLI's PDFs.
+    pub pdf: crate::core::PdfLimits,
+}
+
+/// `GET /health`.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Health {
+    pub status: String,
+    pub vault: String,
+    pub pid: u32,
+    pub port: u16,
+    /// Every change seen is in the committed index.
+    pub caught_up: bool,
+    pub notes: u64,
+    /// Index updates run since start.
+    pub updates: u64,
+    pub last_event_at: Option<String>,
+    pub last_update_at: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_error: Option<String>,
+}
+
+/// Runs the server until SIGTERM/SIGINT.
+pub fn run(opts: ServeOptions) -> Result<()> {
+    let store = Store::new(&opts.cache_dir, &opts.vault);
+    store.ensure_root()?;
+    let Some(beacon) = Beacon::acquire(&store.root)? else {
+        bail!(
+            "another `vault-search serve` already watches {} (see `vault-search status`)",
+            opts.vault.display()
+        );
+    };
+    let listeners = http::bind(opts.port)?;
+    let port = listeners[0].local_addr()?.port();
+
+    let stop = Arc::new(AtomicBool::new(false));
+    install_signals(&stop)?;
+
+    let state = Arc::new(Mutex::new(WatchState::default()));
+    let app = Arc::new(App {
+        vault: opts.vault.clone(),
+        cache_dir: opts.cache_dir.clone(),
+        port,
+        allow_origins: opts.allow_origins.clone(),
+        pdf: opts.pdf,
+        state: Arc::clone(&state),
+    });
+    let handler: Arc<http::Handler> = Arc::new(move |req: &Request| app.route(req));
+    http::spawn(listeners, http::Limits::default(), handler);
+    eprintln!(
+        "vault-search: serving {} on http://127.0.0.1:{port}/search?q= (and [::1])",
+        opts.vault.display()
+    );
+
+    let cfg = WatchConfig {
+        vault: opts.vault.clone(),
+        cache_dir: opts.cache_dir.clone(),
+        port,
+        rescan_every: opts.rescan_every,
+        pdf: opts.pdf,
+    };
+    watch::run(&cfg, beacon, &state, &stop, &|msg| {
+        eprintln!("vault-search: {msg}")
+    })?;
+    eprintln!("vault-search: stopped");
+    Ok(())
+}
+
+fn install_signals(stop: &Arc<AtomicBool>) -> Result<()> {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    for sig in [SIGTERM, SIGINT] {
+        signal_hook::flag::register(sig, Arc::clone(stop))
+            .context("cannot install the signal handler")?;
+    }
+    Ok(())
+}
+
+struct App {
+    vault: PathBuf,
+    cache_dir: PathBuf,
+    port: u16,
+    allow_origins: Vec<String>,
+    state: Arc<Mutex<WatchState>>,
+    pdf: crate::core::PdfLimits,
+}
+
+impl App {
+    fn route(&self, req: &Request) -> Response {
+        if !host_is_loopback(req.header("host")) {
+            return Response::error(403, "the Host header must name a loopback address");
+        }
+        let origin = req.header("origin");
+        if let Some(o) = origin {
+            if !self.allow_origins.iter().any(|a| a == o) {
+                return Response::error(
+                    403,
+                    "cross-origin requests are refused (see --allow-origin)",
+                );
+            }
+        }
+        let mut resp = match (req.method.as_str(), req.path.as_str()) {
+            ("OPTIONS", _) if origin.is_some() => {
+                let mut r = Response::json(204, Vec::new());
+                r.headers
+                    .push(("Access-Control-Allow-Methods", "GET".into()));
+                r
+            }
+            ("GET" | "HEAD", "/search") => self.omni_search(req),
+            ("GET" | "HEAD", "/api/search") => self.api_search(req),
+            ("GET" | "HEAD", "/health") => self.health(),
+            ("GET" | "HEAD", _) => Response::error(404, "no such endpoint (try /search?q=)"),
+            _ => {
+                let mut r = Response::error(405, "read-only: GET only");
+                r.headers.push(("Allow", "GET, HEAD".into()));
+                r
+            }
+        };
+        if let Some(o) = origin {
+            resp.headers
+                .push(("Access-Control-Allow-Origin", o.to_string()));
+            resp.headers.push(("Vary", "Origin".into()));
+        }
+        resp
+    }
+
+    fn options(
+        &self,
+        query: &str,
+        limit: usize,
+        scope: Scope,
+        include_ignored: bool,
+    ) -> SearchOptions {
+        let mut o = SearchOptions::new(&self.vault, query);
+        o.cache_dir = Some(self.cache_dir.clone());
+        o.source = Source::Local;
+        // The watcher keeps the index current: a walk per request would only repeat its work.
+        o.refresh = false;
+        o.limit = limit;
+        o.scope = scope;
+        o.include_ignored = include_ignored;
+        o.limits.pdf = self.pdf;
+        o
+    }
+
+    /// The plugin's endpoint: `q` is the only parameter; no query, no results.
+    fn omni_search(&self, req: &Request) -> Response {
+        let q = req.param("q").unwrap_or_default();
+        if q.trim().is_empty() {
+            return Response::json(200, b"[]".to_vec());
+        }
+        let opts = self.options(q, OMNI_LIMIT, Scope::default(), false);
+        match crate::search(&opts) {
+            Ok(r) => {
+                let out = omnishape::convert(&self.vault, r.results);
+                Response::json(200, serde_json::to_vec(&out).unwrap_or_default())
+            }
+            Err(e) => Response::error(500, &format!("{e:#}")),
+        }
+    }
+
+    /// The `--json` object, with the CLI's filters as parameters.
+    fn api_search(&self, req: &Request) -> Response {
+        let q = req.param("q").unwrap_or_default();
+        if q.trim().is_empty() {
+            return Response::error(400, "the query is empty: pass q=");
+        }
+        let limit = match req.param("limit").map(str::parse::<usize>) {
+            None => 10,
+            Some(Ok(n)) if (1..=1000).contains(&n) => n,
+            Some(_) => return Response::error(400, "limit must be 1-1000"),
+        };
+        let excludes: Vec<String> = req.params_named("exclude").map(str::to_string).collect();
+        let scope = match Scope::new(req.param("folder").filter(|f| !f.is_empty()), &excludes) {
+            Ok(s) => s,
+            Err(e) => return Response::error(400, &format!("{e:#}")),
+        };
+        let include_ignored = matches!(req.param("include_ignored"), Some("1" | "true"));
+        let opts = self.options(q, limit, scope, include_ignored);
+        match crate::search(&opts) {
+            Ok(mut r) => {
+                r.results
+                    .retain(|h| crate::omnisearch::is_safe_relative(&h.path));
+                r.total_results = r.results.len();
+                Response::json(200, serde_json::to_vec(&r).unwrap_or_default())
+            }
+            Err(e) => Response::error(500, &format!("{e:#}")),
+        }
+    }
+
+    fn health(&self) -> Response {
+        let st = watch::lock(&self.state).clone();
+        let h = Health {
+            status: if st.caught_up { "ok" } else { "updating" }.into(),
+            vault: self.vault.display().to_string(),
+            pid: std::process::id(),
+            port: self.port,
+            caught_up: st.caught_up,
+            notes: st.notes,
+            updates: st.updates,
+            last_event_at: st.last_event_ns.map(crate::status::rfc3339),
+            last_update_at: st.last_update_ns.map(crate::status::rfc3339),
+            last_error: st.last_error,
+        };
+        Response::json(200, serde_json::to_vec(&h).unwrap_or_default())
+    }
+}
+
+/// `localhost`, `*.localhost`, 127.x.x.x or [::1], with or without a port. A missing `Host`
+/// is refused too: every browser sends one, and HTTP/1.1 requires it.
+fn host_is_loopback(host: Option<&str>) -> bool {
+    let Some(host) = host else {
+        return false;
+    };
+    let name = if let Some(rest) = host.strip_prefix('[') {
+        match rest.split_once(']') {
+            Some((ip, tail)) if tail.is_empty() || tail.starts_with(':') => ip,
+            _ => return false,
+        }
+    } else {
+        host.rsplit_once(':').map_or(host, |(h, _)| h)
+    };
+    let name = name.trim_end_matches('.').to_ascii_lowercase();
+    if name == "localhost" || name.ends_with(".localhost") {
+        return true;
+    }
+    name.parse::<std::net::IpAddr>()
+        .is_ok_and(|ip| ip.is_loopback())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_loopback_hosts() {
+        for ok in [
+            "localhost",
+            "localhost:51362",
+            "127.0.0.1:1",
+            "[::1]:5",
+            "[::1]",
+            "a.localhost",
+        ] {
+            assert!(host_is_loopback(Some(ok)), "{ok}");
+        }
+        for bad in [
+            "evil.com",
+            "evil.com:51362",
+            "10.0.0.1",
+            "[::2]:1",
+            "localhost.evil.com",
+            "127.0.0.1.evil.com",
+            "",
+        ] {
+            assert!(!host_is_loopback(Some(bad)), "{bad}");
+        }
+        assert!(!host_is_loopback(None));
+    }
+}

@@ -1,0 +1,357 @@
+//! Keeps the index of one vault current while `serve` runs: file-system events, debounced,
+//! each batch followed by the library's incremental update.
+//!
+//! The update is [`crate::index()`]: a stat walk of the whole vault that reads only the notes
+//! whose size or mtime changed (~40 ms at 38k notes). The events say *that* something changed,
+//! not *what*, so no event stream has to be complete or exact: renames, folder moves,
+//! `.obsidian/app.json` and deletions all come out of the same walk. (Feeding the event paths
+//! to the indexer directly would skip the walk; that is a later optimisation, not a
+//! correctness need.) The walk also runs when the OS says it dropped events (overflow), on a
+//! watcher error, every few minutes in any case (network mounts and sleep lose events), and
+//! when the vault or the cache directory comes back after being moved or deleted.
+//!
+//! The loop publishes a [`Heartbeat`] at least every [`liveness::BEAT_EVERY`], and at once when
+//! the first event of a batch arrives, so a search never trusts an index that is behind.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender, TrySendError};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+use notify::{EventKind, RecursiveMode, Watcher};
+
+use crate::local::liveness::{self, Beacon, Heartbeat};
+use crate::local::store::{now_ns, Store};
+use crate::IndexOptions;
+
+/// Quiet time after the last event before the batch is indexed.
+const DEBOUNCE: Duration = Duration::from_millis(150);
+/// A steady stream of events is indexed at least this often.
+const MAX_DELAY: Duration = Duration::from_millis(700);
+/// Events waiting beyond this are dropped and replaced by one "rescan" flag.
+const QUEUE: usize = 4096;
+/// A watch that could not be set up (inotify's limit, a folder being moved) is retried this
+/// often; meanwhile the index is kept current by walks and searches don't trust it.
+const WATCH_RETRY: Duration = Duration::from_secs(5);
+/// After SIGTERM, a final update that keeps failing is given up after this.
+const STOP_GRACE: Duration = Duration::from_secs(3);
+/// Retry pause after an update failed (vault gone, disk full, another writer).
+const RETRY: Duration = Duration::from_millis(500);
+
+/// What `/health` and the heartbeat report; shared with the HTTP side.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct WatchState {
+    pub caught_up: bool,
+    pub last_event_ns: Option<i64>,
+    pub last_update_ns: Option<i64>,
+    pub notes: u64,
+    pub last_error: Option<String>,
+    pub updates: u64,
+}
+
+/// Settings of the loop.
+#[derive(Debug, Clone)]
+pub(crate) struct WatchConfig {
+    pub vault: PathBuf,
+    pub cache_dir: PathBuf,
+    pub port: u16,
+    /// Full stat walk this often even without events.
+    pub rescan_every: Duration,
+    pub pdf: crate::core::PdfLimits,
+}
+
+enum Signal {
+    Event(notify::Result<notify::Event>),
+}
+
+/// Runs until `stop` is set; the last batch is committed before it returns.
+pub(crate) fn run(
+    cfg: &WatchConfig,
+    beacon: Beacon,
+    state: &Arc<Mutex<WatchState>>,
+    stop: &Arc<AtomicBool>,
+    warn: &dyn Fn(&str),
+) -> Result<()> {
+    let store = Store::new(&cfg.cache_dir, &cfg.vault);
+    let mut beacon = Some(beacon);
+    let overflow = Arc::new(AtomicBool::new(false));
+    let (tx, rx) = mpsc::sync_channel::<Signal>(QUEUE);
+    let mut watcher = start_watcher(&cfg.vault, &tx, &overflow);
+    if let Err(e) = &watcher {
+        warn(&format!("cannot watch the vault ({e:#}); retrying"));
+    }
+    let mut identity = vault_identity(&cfg.vault);
+
+    let mut dirty = true; // the first pass indexes whatever changed while nobody watched
+    let mut first_dirty = Some(Instant::now());
+    let mut last_event = Instant::now();
+    let mut last_walk = Instant::now();
+    let mut last_beat = Instant::now() - liveness::BEAT_EVERY;
+    let mut next_try = Instant::now();
+    let mut stop_seen: Option<Instant> = None;
+    let mut last_watch_try = Instant::now();
+    let events = Events {
+        cache_dir: cfg
+            .cache_dir
+            .canonicalize()
+            .unwrap_or_else(|_| cfg.cache_dir.clone()),
+        vault: cfg.vault.clone(),
+        state: Arc::clone(state),
+    };
+
+    loop {
+        let stopping = stop.load(Ordering::SeqCst);
+        if stopping && stop_seen.is_none() {
+            // One last walk commits whatever reached the disk before the signal, even changes
+            // whose events are still on their way.
+            stop_seen = Some(Instant::now());
+            dirty = true;
+            next_try = Instant::now();
+        }
+        let now = Instant::now();
+        let settled = now.duration_since(last_event) >= DEBOUNCE
+            || first_dirty.is_some_and(|t| now.duration_since(t) >= MAX_DELAY);
+        if dirty && now >= next_try && (settled || stopping) {
+            // Events that arrive during the update make the index dirty again.
+            dirty = false;
+            first_dirty = None;
+            last_walk = now;
+            match update(cfg) {
+                Ok(Some(notes)) => {
+                    let mut st = lock(state);
+                    st.notes = notes;
+                    st.last_update_ns = Some(now_ns());
+                    st.last_error = None;
+                    st.updates += 1;
+                }
+                Ok(None) => {
+                    // Another process writes the index: ours comes after it.
+                    dirty = true;
+                    next_try = Instant::now() + RETRY;
+                }
+                Err(e) => {
+                    dirty = true;
+                    next_try = Instant::now() + RETRY;
+                    let why = format!("{e:#}");
+                    let mut st = lock(state);
+                    if st.last_error.as_deref() != Some(why.as_str()) {
+                        warn(&format!("cannot update the index: {why}"));
+                    }
+                    st.last_error = Some(why);
+                }
+            }
+            dirty |= events.drain(&rx, &overflow, &mut last_event);
+            first_dirty = first_dirty.or(dirty.then(Instant::now));
+            publish(&beacon, cfg, state, !dirty && watcher.is_ok());
+            last_beat = Instant::now();
+        }
+        if stopping && !dirty {
+            break;
+        }
+        if stopping && stop_seen.is_some_and(|t| t.elapsed() >= STOP_GRACE) {
+            break; // a failing final update must not hold up the exit
+        }
+
+        if last_beat.elapsed() >= liveness::BEAT_EVERY {
+            // The vault moved away (or was replaced): the old watch follows the old folder.
+            let now_identity = vault_identity(&cfg.vault);
+            let moved = now_identity != identity || now_identity.is_none();
+            // Setting up a recursive watch costs a call per folder: retry a failed one slowly.
+            let retry = watcher.is_err() && last_watch_try.elapsed() >= WATCH_RETRY;
+            if moved || retry {
+                last_watch_try = Instant::now();
+                if now_identity.is_some() {
+                    watcher = start_watcher(&cfg.vault, &tx, &overflow);
+                } else {
+                    watcher = Err(anyhow::anyhow!("the vault folder is gone"));
+                }
+                identity = now_identity;
+                dirty = true;
+                first_dirty = first_dirty.or(Some(Instant::now()));
+            }
+            // The cache directory was deleted: take the lock anew where readers look for it.
+            if !beacon.as_ref().is_some_and(Beacon::intact) {
+                beacon = None;
+                if store.ensure_root().is_ok() {
+                    beacon = Beacon::acquire(&store.root).ok().flatten();
+                }
+                dirty = true;
+                first_dirty = first_dirty.or(Some(Instant::now()));
+            }
+            if last_walk.elapsed() >= cfg.rescan_every {
+                dirty = true;
+                first_dirty = first_dirty.or(Some(Instant::now()));
+            }
+            publish(&beacon, cfg, state, !dirty && watcher.is_ok());
+            last_beat = Instant::now();
+        }
+
+        let wait = if dirty {
+            Duration::from_millis(25)
+        } else {
+            Duration::from_millis(100)
+        };
+        match rx.recv_timeout(wait) {
+            Ok(sig) => {
+                if events.note(sig, &mut last_event) {
+                    if !dirty {
+                        dirty = true;
+                        first_dirty = Some(Instant::now());
+                        // Say "behind" before anything else: a search must not trust us now.
+                        publish(&beacon, cfg, state, false);
+                        last_beat = Instant::now();
+                    }
+                    dirty |= events.drain(&rx, &overflow, &mut last_event);
+                }
+            }
+            Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => {
+                watcher = Err(anyhow::anyhow!("the watcher stopped"));
+            }
+        }
+        if overflow.swap(false, Ordering::SeqCst) {
+            dirty = true;
+            first_dirty = first_dirty.or(Some(Instant::now()));
+            last_event = Instant::now();
+        }
+    }
+    drop(watcher);
+    if let Some(b) = beacon {
+        b.retire();
+    }
+    Ok(())
+}
+
+/// One update; `Some(notes)` when it ran, `None` when another process was writing.
+fn update(cfg: &WatchConfig) -> Result<Option<u64>> {
+    if !cfg.vault.is_dir() {
+        anyhow::bail!("the vault {} is not there", cfg.vault.display());
+    }
+    let mut opts = IndexOptions::new(&cfg.vault, &cfg.cache_dir);
+    opts.pdf = cfg.pdf;
+    let report = crate::index(&opts)?;
+    Ok((!report.busy).then_some(report.notes))
+}
+
+/// Sorts events into "may change the index" and noise.
+struct Events {
+    /// Our own heartbeat and index writes, should the cache directory lie inside the vault.
+    cache_dir: PathBuf,
+    vault: PathBuf,
+    state: Arc<Mutex<WatchState>>,
+}
+
+impl Events {
+    /// Records an event; true when it may change what the index holds.
+    fn note(&self, sig: Signal, last_event: &mut Instant) -> bool {
+        let Signal::Event(ev) = sig;
+        let relevant = match ev {
+            Ok(ev) => ev.need_rescan() || self.relevant(&ev),
+            // A watcher error may mean lost events: walk.
+            Err(_) => true,
+        };
+        if relevant {
+            *last_event = Instant::now();
+            lock(&self.state).last_event_ns = Some(now_ns());
+        }
+        relevant
+    }
+
+    /// Takes every queued event; true when one of them matters.
+    fn drain(&self, rx: &Receiver<Signal>, overflow: &AtomicBool, last: &mut Instant) -> bool {
+        let mut any = overflow.swap(false, Ordering::SeqCst);
+        while let Ok(sig) = rx.try_recv() {
+            any |= self.note(sig, last);
+        }
+        any
+    }
+
+    /// Access-only events never change a note; dot-folders are not indexed, except Obsidian's
+    /// `app.json`, which holds the excluded-files filters.
+    fn relevant(&self, ev: &notify::Event) -> bool {
+        if matches!(ev.kind, EventKind::Access(_)) {
+            return false;
+        }
+        ev.paths.is_empty()
+            || ev.paths.iter().any(|p| {
+                !p.starts_with(&self.cache_dir)
+                    && path_matters(p.strip_prefix(&self.vault).unwrap_or(p))
+            })
+    }
+}
+
+/// `p` is relative to the vault.
+fn path_matters(p: &Path) -> bool {
+    let hidden = p.components().any(|c| {
+        let s = c.as_os_str().to_string_lossy();
+        s.starts_with('.') && s != "." && s != ".."
+    });
+    !hidden || p.ends_with(".obsidian/app.json") || p.ends_with(".obsidian")
+}
+
+fn start_watcher(
+    vault: &Path,
+    tx: &SyncSender<Signal>,
+    overflow: &Arc<AtomicBool>,
+) -> Result<notify::RecommendedWatcher> {
+    let tx = tx.clone();
+    let overflow = Arc::clone(overflow);
+    let mut w = notify::recommended_watcher(move |res| {
+        if let Err(TrySendError::Full(_)) = tx.try_send(Signal::Event(res)) {
+            overflow.store(true, Ordering::SeqCst);
+        }
+    })
+    .context("cannot start the file watcher")?;
+    w.watch(vault, RecursiveMode::Recursive)
+        .with_context(|| format!("cannot watch {}", vault.display()))?;
+    Ok(w)
+}
+
+/// Which folder the vault path names now (device + inode on Unix; existence elsewhere).
+fn vault_identity(vault: &Path) -> Option<(u64, u64)> {
+    let m = std::fs::metadata(vault).ok().filter(|m| m.is_dir())?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        Some((m.dev(), m.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = m;
+        Some((0, 0))
+    }
+}
+
+/// Writes the heartbeat; `caught_up` only with a working watcher (without one, changes
+/// could go unseen until the next walk).
+fn publish(
+    beacon: &Option<Beacon>,
+    cfg: &WatchConfig,
+    state: &Arc<Mutex<WatchState>>,
+    caught_up: bool,
+) {
+    let hb = {
+        let mut st = lock(state);
+        st.caught_up = caught_up && beacon.is_some();
+        Heartbeat {
+            pid: std::process::id(),
+            port: cfg.port,
+            vault: cfg.vault.display().to_string(),
+            beat_ns: now_ns(),
+            last_event_ns: st.last_event_ns,
+            last_update_ns: st.last_update_ns,
+            caught_up: st.caught_up,
+        }
+    };
+    if let Some(b) = beacon {
+        let _ = b.beat(&hb);
+    }
+}
+
+pub(crate) fn lock(state: &Mutex<WatchState>) -> std::sync::MutexGuard<'_, WatchState> {
+    state
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}

@@ -1,0 +1,475 @@
+//! `vault-search serve` through the real binary: a server on a temp vault and a free port,
+//! changes seen through `/search`, our own Omnisearch client against it, the refusals, and the
+//! CLI's switch between "the watcher keeps the index current" and its own walk.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use crate::util::{assert_ok, Env};
+use serde::Deserialize;
+
+/// Generous: CI machines are slow and shared; the poll returns as soon as it holds.
+const DEADLINE: Duration = Duration::from_secs(30);
+
+/// One `/search` result in the plugin's shape.
+#[derive(Debug, Deserialize)]
+#[allow(dead_code)]
+struct OmniItem {
+    score: f64,
+    vault: String,
+    path: String,
+    basename: String,
+    #[serde(rename = "foundWords")]
+    found_words: Vec<String>,
+    matches: Vec<OmniMatch>,
+    excerpt: String,
+}
+
+#[derive(Debug, Deserialize)]
+struct OmniMatch {
+    #[serde(rename = "match")]
+    text: String,
+    offset: usize,
+}
+
+#[derive(Debug, Deserialize)]
+struct Health {
+    caught_up: bool,
+    pid: u32,
+    notes: u64,
+}
+
+struct Server {
+    child: Child,
+    port: u16,
+}
+
+impl Server {
+    fn start(env: &Env, extra: &[&str]) -> Server {
+        let mut child = env
+            .cmd()
+            .args(["serve", "--port", "0"])
+            .args(extra)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stderr = child.stderr.take().unwrap();
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines() {
+                let Ok(line) = line else { break };
+                let _ = tx.send(line);
+            }
+        });
+        let port = loop {
+            let line = rx
+                .recv_timeout(DEADLINE)
+                .expect("serve printed no listening line");
+            if let Some(rest) = line.split("http://127.0.0.1:").nth(1) {
+                break rest.split('/').next().unwrap().parse::<u16>().unwrap();
+            }
+        };
+        let server = Server { child, port };
+        server.poll("the first index", || {
+            server.health().is_some_and(|h| h.caught_up)
+        });
+        server
+    }
+
+    fn get(&self, path: &str, headers: &[(&str, &str)]) -> (u16, String, String) {
+        request(self.port, &format!("GET {path} HTTP/1.1"), headers)
+    }
+
+    fn health(&self) -> Option<Health> {
+        let (status, _, body) = self.get("/health", &[]);
+        (status == 200).then(|| serde_json::from_str(&body).unwrap())
+    }
+
+    fn search(&self, q: &str) -> Vec<OmniItem> {
+        let (status, _, body) = self.get(&format!("/search?q={}", encode(q)), &[]);
+        assert_eq!(status, 200, "{body}");
+        serde_json::from_str(&body).unwrap()
+    }
+
+    fn paths(&self, q: &str) -> Vec<String> {
+        let mut p: Vec<String> = self.search(q).into_iter().map(|h| h.path).collect();
+        p.sort();
+        p
+    }
+
+    /// Polls until `cond` holds; panics after [`DEADLINE`].
+    fn poll(&self, what: &str, cond: impl Fn() -> bool) {
+        let started = Instant::now();
+        while !cond() {
+            assert!(
+                started.elapsed() < DEADLINE,
+                "not within {DEADLINE:?}: {what}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    fn wait_for(&self, q: &str, want: &[&str]) {
+        self.poll(&format!("/search?q={q} == {want:?}"), || {
+            self.paths(q) == want
+        });
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// One raw HTTP exchange: (status, head, body).
+fn request(port: u16, line: &str, headers: &[(&str, &str)]) -> (u16, String, String) {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.set_read_timeout(Some(DEADLINE)).unwrap();
+    let mut req = format!("{line}\r\n");
+    if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
+        req.push_str(&format!("Host: 127.0.0.1:{port}\r\n"));
+    }
+    for (k, v) in headers {
+        req.push_str(&format!("{k}: {v}\r\n"));
+    }
+    req.push_str("\r\n");
+    s.write_all(req.as_bytes()).unwrap();
+    let mut raw = Vec::new();
+    let _ = s.read_to_end(&mut raw);
+    let text = String::from_utf8(raw).unwrap();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap();
+    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+    (status, head.to_string(), body.to_string())
+}
+
+/// Percent-encodes a query component (RFC 3986 unreserved characters stay).
+fn encode(q: &str) -> String {
+    q.bytes()
+        .map(|b| {
+            if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {
+                (b as char).to_string()
+            } else {
+                format!("%{b:02X}")
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn changes_show_in_search_within_the_debounce() {
+    let env = Env::new();
+    env.write("start.md", "placeholder\n");
+    let server = Server::start(&env, &[]);
+
+    env.write("a/first.md", "# First\nquokka sighting\n");
+    server.wait_for("quokka", &["a/first.md"]);
+
+    env.write("a/first.md", "# First\nwombat sighting\n");
+    server.wait_for("wombat", &["a/first.md"]);
+    server.wait_for("quokka", &[]);
+
+    std::fs::rename(env.vault.join("a/first.md"), env.vault.join("a/renamed.md")).unwrap();
+    server.wait_for("wombat", &["a/renamed.md"]);
+
+    std::fs::create_dir_all(env.vault.join("b")).unwrap();
+    std::fs::rename(env.vault.join("a"), env.vault.join("b/moved")).unwrap();
+    server.wait_for("wombat", &["b/moved/renamed.md"]);
+
+    env.write("b/moved/deep/new.md", "wombat burrow\n");
+    server.wait_for("wombat", &["b/moved/deep/new.md", "b/moved/renamed.md"]);
+
+    env.write(
+        ".obsidian/app.json",
+        r#"{"userIgnoreFilters": ["b/moved/deep/"]}"#,
+    );
+    server.wait_for("wombat", &["b/moved/renamed.md"]);
+
+    env.remove("b/moved/renamed.md");
+    server.wait_for("wombat", &[]);
+
+    std::fs::remove_dir_all(env.vault.join("b")).unwrap();
+    server.poll("the folder's notes are gone", || {
+        server.health().is_some_and(|h| h.caught_up && h.notes == 1)
+    });
+}
+
+#[test]
+fn the_reply_has_the_plugins_shape() {
+    let env = Env::new();
+    env.write(
+        "Notes/pick.md",
+        "---\ntags: [x]\n---\n# 𝄞 Heading\nfirst line\nthe <daemon> & \"co\" stalled\n",
+    );
+    let server = Server::start(&env, &[]);
+    let hits = server.search("daemon");
+    assert_eq!(hits.len(), 1);
+    let h = &hits[0];
+    assert_eq!(h.path, "Notes/pick.md");
+    assert_eq!(h.basename, "pick");
+    assert_eq!(h.vault, env.vault.file_name().unwrap().to_string_lossy());
+    assert!(h.score > 0.0);
+    assert_eq!(h.found_words, ["daemon"]);
+    assert!(
+        h.excerpt.contains("&lt;daemon&gt; &amp; &quot;co&quot;"),
+        "{}",
+        h.excerpt
+    );
+    let text = std::fs::read_to_string(env.vault.join(&h.path)).unwrap();
+    let utf16: Vec<u16> = text.encode_utf16().collect();
+    let m = &h.matches[0];
+    assert_eq!(m.text, "daemon");
+    assert_eq!(
+        String::from_utf16(&utf16[m.offset..m.offset + 6]).unwrap(),
+        "daemon"
+    );
+    // Any other path, and a query without `q`, answer like the plugin: no results.
+    assert!(server.search("").is_empty());
+}
+
+#[test]
+fn our_omnisearch_client_reads_our_server() {
+    let env = Env::new();
+    env.write(
+        "Meta/lock.md",
+        "# Locks\nintro\n\nthe daemon kept a stale lock\n",
+    );
+    env.write("Other/gradle.md", "gradle daemon notes\n");
+    let server = Server::start(&env, &[]);
+    let port = server.port.to_string();
+    let omni = env.search_json(&["--source", "omnisearch", "--port", &port, "daemon"]);
+    assert_eq!(omni.engine, "omnisearch", "{:?}", omni.error);
+    let local = env.search_json(&["--source", "local", "daemon"]);
+    let view = |r: &vault_search::SearchResponse| -> Vec<(String, Option<u64>)> {
+        r.results.iter().map(|h| (h.path.clone(), h.line)).collect()
+    };
+    assert_eq!(view(&omni), view(&local));
+    let lock = omni
+        .results
+        .iter()
+        .find(|h| h.path == "Meta/lock.md")
+        .unwrap();
+    assert_eq!(
+        lock.line,
+        Some(4),
+        "the line our server's first match points at"
+    );
+    // And `auto` finds it the way it finds Obsidian.
+    let auto = env.search_json(&["--port", &port, "--folder", "Meta", "daemon"]);
+    assert_eq!(auto.engine, "omnisearch");
+    assert_eq!(auto.results.len(), 1);
+}
+
+#[test]
+fn api_search_answers_the_json_object() {
+    let env = Env::new();
+    env.write("A/one.md", "lantern festival\n");
+    env.write("B/two.md", "lantern repair\n");
+    let server = Server::start(&env, &[]);
+    let (status, _, body) = server.get("/api/search?q=lantern&folder=A&limit=5", &[]);
+    assert_eq!(status, 200, "{body}");
+    let r: vault_search::SearchResponse = serde_json::from_str(&body).unwrap();
+    assert_eq!(r.engine, "local");
+    let paths: Vec<&str> = r.results.iter().map(|h| h.path.as_str()).collect();
+    assert_eq!(paths, ["A/one.md"]);
+    let (status, _, _) = server.get("/api/search?q=lantern&exclude=A&exclude=B", &[]);
+    assert_eq!(status, 200);
+    for bad in [
+        "/api/search",
+        "/api/search?q=x&limit=0",
+        "/api/search?q=x&folder=..%2Fup",
+    ] {
+        assert_eq!(server.get(bad, &[]).0, 400, "{bad}");
+    }
+    assert_eq!(server.get("/nothing", &[]).0, 404);
+}
+
+#[test]
+fn refuses_foreign_hosts_origins_writes_and_big_requests() {
+    let env = Env::new();
+    env.write("n.md", "secret words\n");
+    let allowed = "http://localhost:3000";
+    let server = Server::start(&env, &["--allow-origin", allowed]);
+    let port = server.port;
+    let status = |line: &str, headers: &[(&str, &str)]| request(port, line, headers).0;
+
+    for host in [
+        "evil.example",
+        "evil.example:80",
+        "localhost.evil.example",
+        "10.1.2.3",
+    ] {
+        assert_eq!(
+            status("GET /search?q=secret HTTP/1.1", &[("Host", host)]),
+            403,
+            "{host}"
+        );
+    }
+    for host in ["localhost", "[::1]:1", "127.0.0.1"] {
+        assert_eq!(
+            status("GET /health HTTP/1.1", &[("Host", host)]),
+            200,
+            "{host}"
+        );
+    }
+    assert_eq!(
+        status(
+            "GET /search?q=secret HTTP/1.1",
+            &[("Origin", "http://evil.example")]
+        ),
+        403
+    );
+    let (code, head, _) = request(
+        port,
+        "GET /search?q=secret HTTP/1.1",
+        &[("Origin", allowed)],
+    );
+    assert_eq!(code, 200);
+    assert!(
+        head.contains(&format!("Access-Control-Allow-Origin: {allowed}")),
+        "{head}"
+    );
+
+    assert_eq!(status("POST /search?q=x HTTP/1.1", &[]), 405);
+    assert_eq!(status("DELETE /health HTTP/1.1", &[]), 405);
+    assert_eq!(
+        status("GET /search?q=x HTTP/1.1", &[("Content-Length", "3")]),
+        413
+    );
+    let big = "a".repeat(20_000);
+    assert_eq!(status("GET /search?q=x HTTP/1.1", &[("X-Big", &big)]), 431);
+    // Still serving after all that.
+    assert_eq!(server.paths("secret"), ["n.md"]);
+}
+
+#[test]
+fn the_cli_skips_the_walk_only_while_the_server_lives() {
+    let env = Env::new();
+    env.write("n.md", "heron pond\n");
+    let mut server = Server::start(&env, &[]);
+
+    let r = env.search_json(&["--source", "local", "heron"]);
+    assert!(r.watched, "a live watcher: no walk");
+    let st = status(&env);
+    let s = st.server.expect("status shows the server");
+    assert!(s.live);
+    assert_eq!(s.pid, Some(server.child.id()));
+    assert_eq!(s.port, Some(server.port));
+
+    // Freshness through the watcher: a note saved now is found by a search that didn't walk.
+    env.write("m.md", "heron nest\n");
+    server.poll("the new note through the watcher", || {
+        let r = env.search_json(&["--source", "local", "heron"]);
+        r.watched && r.results.len() == 2
+    });
+
+    server.child.kill().unwrap(); // SIGKILL: no chance to clean up
+    server.child.wait().unwrap();
+    assert!(status(&env).server.is_none());
+    env.write("late.md", "heron egg\n");
+    let r = env.search_json(&["--source", "local", "heron"]);
+    assert!(!r.watched, "no server: the search walks");
+    assert_eq!(
+        r.results.len(),
+        3,
+        "the walk found the note written after the kill"
+    );
+
+    // The next start converges.
+    let server = Server::start(&env, &[]);
+    env.write("later.md", "heron flight\n");
+    server.poll("four herons", || server.paths("heron").len() == 4);
+}
+
+fn status(env: &Env) -> vault_search::Status {
+    let out = env.run(&["status", "--json"]);
+    assert_ok(&out);
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn a_taken_port_is_a_clear_error() {
+    let env = Env::new();
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().port().to_string();
+    let out = env.run(&["serve", "--port", &port]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = crate::util::stderr(&out);
+    assert!(err.contains("already in use"), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+}
+
+#[test]
+fn one_server_per_vault() {
+    let env = Env::new();
+    let _server = Server::start(&env, &[]);
+    let out = env.run(&["serve", "--port", "0"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(crate::util::stderr(&out).contains("already watches"));
+}
+
+#[test]
+fn survives_a_deleted_cache_and_a_vault_moved_away_and_back() {
+    let env = Env::new();
+    env.write("n.md", "otter\n");
+    let server = Server::start(&env, &[]);
+
+    std::fs::remove_dir_all(&env.cache).unwrap();
+    env.write("m.md", "otter holt\n");
+    server.wait_for("otter", &["m.md", "n.md"]);
+    server.poll("live again after the rebuild", || {
+        status(&env).server.is_some_and(|s| s.live)
+    });
+
+    let away = env.root.path().join("elsewhere");
+    std::fs::rename(&env.vault, &away).unwrap();
+    server.poll("not trusted while the vault is away", || {
+        !status_quiet(&env)
+    });
+    std::fs::rename(&away, &env.vault).unwrap();
+    env.write("k.md", "otter cub\n");
+    server.wait_for("otter", &["k.md", "m.md", "n.md"]);
+    assert!(server.health().unwrap().pid > 0);
+}
+
+/// Whether searches would trust the watcher; the vault may be missing (no `status` then).
+fn status_quiet(env: &Env) -> bool {
+    vault_search::__watcher_is_live(&env.cache, &env.vault)
+}
+
+#[cfg(unix)]
+#[test]
+fn sigterm_commits_and_exits_0() {
+    let env = Env::new();
+    env.write("n.md", "badger\n");
+    let mut server = Server::start(&env, &[]);
+    env.write("m.md", "badger sett\n");
+    let pid = server.child.id().to_string();
+    assert_ok(
+        &std::process::Command::new("kill")
+            .args(["-TERM", &pid])
+            .output()
+            .unwrap(),
+    );
+    let started = Instant::now();
+    let code = loop {
+        if let Some(code) = server.child.try_wait().unwrap() {
+            break code;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "still running 5 s after SIGTERM"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(code.success(), "{code:?}");
+    assert!(status(&env).server.is_none());
+    // The note saved just before the stop is in the committed index.
+    let r = env.search_json(&["--source", "local", "--no-refresh", "badger"]);
+    assert_eq!(r.results.len(), 2);
+}
