@@ -473,3 +473,22 @@ fn sigterm_commits_and_exits_0() {
     let r = env.search_json(&["--source", "local", "--no-refresh", "badger"]);
     assert_eq!(r.results.len(), 2);
 }
+
+/// The watcher indexes PDFs as `index` does: its updates never drop what the CLI indexed.
+#[test]
+fn serve_keeps_the_pdfs_the_cli_indexed() {
+    let env = Env::new();
+    env.write("note.md", "a plain note\n");
+    std::fs::write(
+        env.vault.join("manual.pdf"),
+        crate::extract::pdf(&["the narwhal chapter"]),
+    )
+    .unwrap();
+    assert_ok(&env.run(&["index"]));
+    let server = Server::start(&env, &[]);
+    server.wait_for("narwhal", &["manual.pdf"]);
+    // An event makes the watcher update; the PDF stays.
+    env.write("other.md", "another plain note\n");
+    server.wait_for("another", &["other.md"]);
+    server.wait_for("narwhal", &["manual.pdf"]);
+}
