@@ -6,6 +6,7 @@ use std::path::Path;
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
+use crate::core::SkippedFile;
 use crate::local::{self, schema, store::Store};
 use crate::omnisearch;
 
@@ -25,6 +26,12 @@ pub struct Status {
     pub last_indexed_at: Option<String>,
     /// Notes added, modified or removed on disk since (by size and mtime; a stat walk).
     pub changed_since: Option<u64>,
+    /// Notes over the size cap when indexed: the index holds only their size and mtime, and
+    /// reads them again only once they change.
+    #[serde(default)]
+    pub skipped: u64,
+    #[serde(default)]
+    pub skipped_files: Vec<SkippedFile>,
     /// The format this binary writes (`schema-N+analyzer-M`).
     pub schema: String,
     /// Why the index is unusable, when it is.
@@ -46,6 +53,8 @@ pub(crate) fn status(vault: &Path, cache_dir: Option<&Path>, port: u16) -> Resul
         index_bytes: 0,
         last_indexed_at: None,
         changed_since: None,
+        skipped: 0,
+        skipped_files: Vec::new(),
         schema: schema::index_format(),
         index_error: None,
         omnisearch_port: port,
@@ -63,8 +72,18 @@ pub(crate) fn status(vault: &Path, cache_dir: Option<&Path>, port: u16) -> Resul
                     st.index_bytes = dir_bytes(&dir);
                 }
                 let searcher = reader.searcher();
-                st.notes = searcher.num_docs();
-                st.changed_since = Some(local::changed_by_stat(&searcher, vault)?);
+                let diff = local::changed_by_stat(&searcher, vault)?;
+                st.changed_since = Some(diff.changed);
+                st.skipped = diff.stubs.len() as u64;
+                st.notes = searcher.num_docs().saturating_sub(st.skipped);
+                st.skipped_files = diff
+                    .stubs
+                    .into_iter()
+                    .map(|(path, size)| SkippedFile {
+                        path,
+                        reason: format!("{size} bytes, over the size cap (see --max-note-bytes)"),
+                    })
+                    .collect();
             }
             Ok(None) => {}
             Err(e) => st.index_error = Some(e.to_string()),

@@ -7,4 +7,5 @@ mod giant;
 mod hardening;
 mod local;
 mod omnisearch;
+mod skipped;
 mod util;

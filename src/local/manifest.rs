@@ -16,6 +16,8 @@ pub(crate) struct Known {
     pub size: u64,
     pub mtime_ns: i64,
     pub addr: DocAddress,
+    /// A stub: the note was over the size cap and its text is not indexed.
+    pub skipped: bool,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -83,8 +85,12 @@ impl Manifest {
         let fields = super::schema::fields();
         let mut out = Manifest::with_capacity(searcher.num_docs() as usize);
         let name = |f| fields.schema.get_field_name(f).to_string();
-        let (path_name, size_name, mtime_name) =
-            (name(fields.path), name(fields.size), name(fields.mtime_ns));
+        let (path_name, size_name, mtime_name, skipped_name) = (
+            name(fields.path),
+            name(fields.size),
+            name(fields.mtime_ns),
+            name(fields.skipped),
+        );
         let mut by_ord: Vec<(usize, usize)> = Vec::new();
         let mut key_bytes: Vec<u8> = Vec::new();
         for (seg_ord, seg) in searcher.segment_readers().iter().enumerate() {
@@ -94,6 +100,8 @@ impl Manifest {
             };
             let sizes = ff.u64(&size_name)?;
             let mtimes = ff.i64(&mtime_name)?;
+            // Absent from a segment without stubs.
+            let skipped = ff.column_opt::<u64>(&skipped_name)?;
             let alive = seg.alive_bitset();
             // Decode the path dictionary once, in order (`ord_to_str` per document re-reads a
             // block each time).
@@ -122,6 +130,10 @@ impl Manifest {
                         size: sizes.first(doc).unwrap_or(0),
                         mtime_ns: mtimes.first(doc).unwrap_or(0),
                         addr: DocAddress::new(seg_ord as u32, doc),
+                        skipped: skipped
+                            .as_ref()
+                            .and_then(|c| c.first(doc))
+                            .is_some_and(|v| v != 0),
                     },
                 );
             }
@@ -224,6 +236,16 @@ impl Manifest {
         self.entries.len() - self.taken
     }
 
+    /// The stubs (notes over the size cap): path and size.
+    pub(crate) fn stubs(&self) -> impl Iterator<Item = (String, u64)> + '_ {
+        self.entries.iter().filter(|e| e.known.skipped).map(|e| {
+            (
+                String::from_utf8_lossy(self.key(e)).into_owned(),
+                e.known.size,
+            )
+        })
+    }
+
     /// The paths never taken.
     pub(crate) fn untaken(&self) -> Vec<String> {
         self.entries
@@ -244,6 +266,7 @@ mod tests {
             size: n,
             mtime_ns: n as i64,
             addr: DocAddress::new(0, n as u32),
+            skipped: false,
         }
     }
 

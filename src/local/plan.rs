@@ -1,7 +1,8 @@
 //! The difference between the vault and the index: which notes to add, re-write or remove.
 //!
 //! Only notes whose size or mtime differ from the manifest (or that are racily clean) are
-//! read and hashed; nothing here writes.
+//! read and hashed; nothing here writes. A note over the size cap is never read: the index
+//! keeps a stub of it (path, size, mtime), so it stays unread until its size or mtime change.
 
 use std::fs::File;
 use std::io::{ErrorKind, Read};
@@ -29,6 +30,8 @@ pub(super) struct Upsert {
     pub(super) replaces: bool,
     /// Same content, new size/mtime: re-written only to record them (counted as unchanged).
     pub(super) touched: bool,
+    /// What it replaces is a stub (a note that was over the size cap), not an indexed note.
+    pub(super) was_skipped: bool,
 }
 
 /// The difference between the vault and the index.
@@ -74,6 +77,7 @@ pub(super) fn plan_fresh(disk: &mut dyn Iterator<Item = Batch>) -> Plan {
             bytes: None,
             replaces: false,
             touched: false,
+            was_skipped: false,
         }));
     }
     plan
@@ -100,9 +104,19 @@ pub(super) fn plan_with(
             n.rel_into(&mut rel);
             let k = known.take(&rel);
             if let Some(k) = &k {
-                if k.size == n.size && k.mtime_ns == n.mtime_ns && k.mtime_ns < racy_after {
-                    plan.unchanged += 1;
-                    continue;
+                if k.size == n.size && k.mtime_ns == n.mtime_ns {
+                    // Still over the cap, whatever the racy window says: nothing to read.
+                    if k.skipped && k.size > max_note_bytes {
+                        plan.skipped.push(SkippedFile {
+                            path: rel.clone(),
+                            reason: too_large(max_note_bytes),
+                        });
+                        continue;
+                    }
+                    if !k.skipped && k.mtime_ns < racy_after {
+                        plan.unchanged += 1;
+                        continue;
+                    }
                 }
             }
             plan.consider(searcher, vault, n.to_disk_note(&rel), k, max_note_bytes)?;
@@ -130,13 +144,32 @@ impl Plan {
                 bytes: None,
                 replaces: false,
                 touched: false,
+                was_skipped: false,
             });
             return Ok(());
         };
+        // A stub has no text to compare, and a note over the cap is not read here: the writer
+        // turns it into a note or a (new) stub.
+        let rewrite = |note| Upsert {
+            note,
+            bytes: None,
+            replaces: true,
+            touched: false,
+            was_skipped: k.skipped,
+        };
+        if k.skipped || note.size > max_note_bytes {
+            self.upserts.push(rewrite(note));
+            return Ok(());
+        }
         let stat_same = k.size == note.size && k.mtime_ns == note.mtime_ns;
         let bytes = match read_capped(&note.path(vault), max_note_bytes, note.size) {
             Ok(b) => b,
-            Err(reason) => {
+            // Grew past the cap since the walk's stat.
+            Err(Unread::TooLarge(_)) => {
+                self.upserts.push(rewrite(note));
+                return Ok(());
+            }
+            Err(Unread::Failed(reason)) => {
                 self.skipped.push(SkippedFile {
                     path: note.rel.clone(),
                     reason,
@@ -161,15 +194,24 @@ impl Plan {
             bytes: Some(bytes),
             replaces: true,
             touched: same,
+            was_skipped: false,
         });
         Ok(())
     }
 }
 
-/// How many notes differ between the vault and the index by size and mtime alone (added,
-/// modified or removed), without reading any note.
-pub(crate) fn changed_by_stat(searcher: &tantivy::Searcher, vault: &Path) -> Result<u64> {
+/// What a stat walk tells about the index: how many notes differ (added, modified or
+/// removed), and the stubs of notes over the size cap (path and size).
+#[derive(Debug, Default)]
+pub(crate) struct StatDiff {
+    pub(crate) changed: u64,
+    pub(crate) stubs: Vec<(String, u64)>,
+}
+
+/// How the vault differs from the index by size and mtime alone, without reading any note.
+pub(crate) fn changed_by_stat(searcher: &tantivy::Searcher, vault: &Path) -> Result<StatDiff> {
     let mut known = Manifest::read(searcher)?;
+    let stubs = known.stubs().collect();
     let (disk, _) = walk(vault);
     let mut changed = 0u64;
     for note in disk {
@@ -178,23 +220,47 @@ pub(crate) fn changed_by_stat(searcher: &tantivy::Searcher, vault: &Path) -> Res
             _ => changed += 1,
         }
     }
-    Ok(changed + known.untaken_len() as u64)
+    Ok(StatDiff {
+        changed: changed + known.untaken_len() as u64,
+        stubs,
+    })
 }
 
-/// Reads a file of at most `cap` bytes; the reason as text when it can't.
-pub(super) fn read_capped(path: &Path, cap: u64, size_hint: u64) -> Result<Vec<u8>, String> {
-    let file = File::open(path).map_err(|e| match e.kind() {
-        ErrorKind::NotFound => "vanished before it could be read".to_string(),
-        _ => format!("cannot read: {e}"),
+/// Why a note was not read.
+#[derive(Debug)]
+pub(super) enum Unread {
+    /// Over the size cap: the index keeps a stub, and the note is not read again until it
+    /// changes.
+    TooLarge(String),
+    /// Vanished or unreadable: tried again on the next run.
+    Failed(String),
+}
+
+/// The reason given for a note over the cap.
+pub(super) fn too_large(cap: u64) -> String {
+    format!("larger than {cap} bytes (see --max-note-bytes)")
+}
+
+/// Reads a file of at most `cap` bytes; why, when it can't. A file whose `size_hint` (the
+/// walk's stat) is over the cap is not even opened.
+pub(super) fn read_capped(path: &Path, cap: u64, size_hint: u64) -> Result<Vec<u8>, Unread> {
+    if size_hint > cap {
+        return Err(Unread::TooLarge(too_large(cap)));
+    }
+    let file = File::open(path).map_err(|e| {
+        Unread::Failed(match e.kind() {
+            ErrorKind::NotFound => "vanished before it could be read".to_string(),
+            _ => format!("cannot read: {e}"),
+        })
     })?;
     // Sized from the walk's stat: the note comes in one read (and one more that sees the
     // end), not in the doubling reads of an empty buffer.
     let mut bytes = Vec::with_capacity(usize::try_from(size_hint.min(cap)).unwrap_or(0) + 1);
     file.take(cap.saturating_add(1))
         .read_to_end(&mut bytes)
-        .map_err(|e| format!("cannot read: {e}"))?;
+        .map_err(|e| Unread::Failed(format!("cannot read: {e}")))?;
     if bytes.len() as u64 > cap {
-        return Err(format!("larger than {cap} bytes (see --max-note-bytes)"));
+        return Err(Unread::TooLarge(too_large(cap)));
     }
     Ok(bytes)
 }

@@ -52,6 +52,7 @@ pub(crate) struct Fields {
     pub size: Field,
     pub mtime_ns: Field,
     pub hash: Field,
+    pub skipped: Field,
     pub checkpoints: Field,
 }
 
@@ -150,6 +151,7 @@ fn build(json: &str) -> Result<Fields> {
         size: get("size")?,
         mtime_ns: get("mtime_ns")?,
         hash: get("hash")?,
+        skipped: get("skipped")?,
         checkpoints: get("checkpoints")?,
         schema,
     })

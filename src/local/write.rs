@@ -8,7 +8,7 @@ use anyhow::{Context, Result};
 use tantivy::indexer::{NoMergePolicy, UserOperation};
 use tantivy::{Index, IndexWriter, TantivyDocument, Term};
 
-use super::plan::{decode, read_capped, Plan, Upsert};
+use super::plan::{decode, read_capped, Plan, Unread, Upsert};
 use super::schema::{self, Fields};
 use super::store::{self, Payload};
 use super::walk::DiskNote;
@@ -129,6 +129,7 @@ pub(super) fn write(
         let t = t?;
         report.added += t.added;
         report.updated += t.updated;
+        report.removed += t.removed;
         report.unchanged += t.touched;
         live += t.added + t.updated + t.touched;
         report.skipped_files.extend(t.skipped);
@@ -160,6 +161,8 @@ struct Tally {
     added: u64,
     updated: u64,
     touched: u64,
+    /// Indexed notes that became stubs (over the cap now) or could not be read again.
+    removed: u64,
     skipped: Vec<SkippedFile>,
 }
 
@@ -173,11 +176,28 @@ fn prepare_one(
     t: &mut Tally,
     ops: &mut Vec<UserOperation>,
 ) {
+    let delete = |ops: &mut Vec<UserOperation>| {
+        ops.push(UserOperation::Delete(Term::from_field_text(
+            fields.path,
+            &up.note.rel,
+        )));
+    };
     let bytes = match up.bytes {
         Some(b) => b,
         None => match read_capped(&up.note.path(vault), max_note_bytes, up.note.size) {
             Ok(b) => b,
-            Err(reason) => {
+            Err(unread) => {
+                if up.replaces {
+                    delete(ops);
+                    t.removed += u64::from(!up.was_skipped);
+                }
+                let reason = match unread {
+                    Unread::TooLarge(reason) => {
+                        ops.push(UserOperation::Add(stub_document(fields, &up.note)));
+                        reason
+                    }
+                    Unread::Failed(reason) => reason,
+                };
                 t.skipped.push(SkippedFile {
                     path: up.note.rel.clone(),
                     reason,
@@ -187,10 +207,7 @@ fn prepare_one(
         },
     };
     if up.replaces {
-        ops.push(UserOperation::Delete(Term::from_field_text(
-            fields.path,
-            &up.note.rel,
-        )));
+        delete(ops);
     }
     let hash = blake3::hash(&bytes);
     let text = decode(bytes);
@@ -200,7 +217,8 @@ fn prepare_one(
         &text,
         hash.as_bytes(),
     )));
-    match (up.replaces, up.touched) {
+    // A note that replaces its stub is new to the index.
+    match (up.replaces && !up.was_skipped, up.touched) {
         (false, _) => t.added += 1,
         (true, false) => t.updated += 1,
         (true, true) => t.touched += 1,
@@ -253,6 +271,17 @@ fn maybe_merge(index: &Index, writer: &mut IndexWriter) -> Result<()> {
         let _ = writer.garbage_collect_files().wait();
     }
     Ok(())
+}
+
+/// The stub of a note over the size cap: what the freshness check compares (path, size,
+/// mtime) and the marker, no text, so it matches no query.
+fn stub_document(fields: &Fields, note: &DiskNote) -> TantivyDocument {
+    let mut doc = TantivyDocument::default();
+    doc.add_text(fields.path, &note.rel);
+    doc.add_u64(fields.size, note.size);
+    doc.add_i64(fields.mtime_ns, note.mtime_ns);
+    doc.add_u64(fields.skipped, 1);
+    doc
 }
 
 /// The index document of one note.
