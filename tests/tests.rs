@@ -4,6 +4,7 @@
 
 mod agent;
 mod giant;
+mod giant_disk;
 mod hardening;
 mod local;
 mod omnisearch;

@@ -206,8 +206,15 @@ struct Checkpoint {
 }
 
 /// The checkpoint table of `text` (empty below [`CHECKPOINT_MIN_BYTES`]). The first row is a
-/// header: `pos` is the position of the first token after the frontmatter (`text_start`).
-pub(crate) fn checkpoints(analyzer: &mut TextAnalyzer, text: &str, text_start: usize) -> Vec<u8> {
+/// header: `pos` is the position of the first token after the frontmatter (`text_start`), and
+/// `fence` is 1 when `exact`: the text is the file's bytes as they are (valid UTF-8, no BOM),
+/// so its offsets are offsets in the file ([`disk`]).
+pub(crate) fn checkpoints(
+    analyzer: &mut TextAnalyzer,
+    text: &str,
+    text_start: usize,
+    exact: bool,
+) -> Vec<u8> {
     if text.len() < CHECKPOINT_MIN_BYTES || text.len() > u32::MAX as usize {
         return Vec::new();
     }
@@ -244,10 +251,14 @@ pub(crate) fn checkpoints(analyzer: &mut TextAnalyzer, text: &str, text_start: u
         offset: text_start as u32,
         line: 1,
         heading: NO_HEADING,
-        fence: 0,
+        fence: u32::from(exact),
     };
-    let mut out = Vec::with_capacity((rows.len() + 1) * CHECKPOINT_BYTES);
-    for r in std::iter::once(header).chain(rows) {
+    encode(std::iter::once(header).chain(rows))
+}
+
+fn encode(rows: impl Iterator<Item = Checkpoint>) -> Vec<u8> {
+    let mut out = Vec::new();
+    for r in rows {
         for v in [r.pos, r.offset, r.line, r.heading, r.fence] {
             out.extend_from_slice(&v.to_le_bytes());
         }
@@ -560,5 +571,6 @@ pub(crate) fn work() -> (u64, u64) {
     WORK.with(|w| w.replace((0, 0)))
 }
 
+pub(crate) mod disk;
 #[cfg(test)]
 mod tests;

@@ -265,13 +265,17 @@ pub(super) fn read_capped(path: &Path, cap: u64, size_hint: u64) -> Result<Vec<u
     Ok(bytes)
 }
 
-/// UTF-8 with invalid sequences replaced; a leading BOM is dropped.
-pub(super) fn decode(bytes: Vec<u8>) -> String {
+/// UTF-8 with invalid sequences replaced; a leading BOM is dropped. True when nothing was:
+/// the text is the file's bytes.
+pub(super) fn decode(bytes: Vec<u8>) -> (String, bool) {
     // Valid UTF-8 (nearly every note) keeps its buffer: no copy of the note.
-    let mut text = String::from_utf8(bytes)
-        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+    let (mut text, mut exact) = match String::from_utf8(bytes) {
+        Ok(t) => (t, true),
+        Err(e) => (String::from_utf8_lossy(e.as_bytes()).into_owned(), false),
+    };
     if text.starts_with('\u{feff}') {
         text.drain(..'\u{feff}'.len_utf8());
+        exact = false;
     }
-    text
+    (text, exact)
 }

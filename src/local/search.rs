@@ -68,6 +68,7 @@ pub(super) fn run(
         &terms,
         &candidates,
         opts.limit,
+        &opts.vault,
         warnings,
     )
 }

@@ -210,11 +210,12 @@ fn prepare_one(
         delete(ops);
     }
     let hash = blake3::hash(&bytes);
-    let text = decode(bytes);
+    let (text, exact) = decode(bytes);
     ops.push(UserOperation::Add(note_document(
         fields,
         &up.note,
         &text,
+        exact,
         hash.as_bytes(),
     )));
     // A note that replaces its stub is new to the index.
@@ -289,6 +290,7 @@ pub(super) fn note_document(
     fields: &Fields,
     note: &DiskNote,
     text: &str,
+    exact: bool,
     hash: &[u8; 32],
 ) -> TantivyDocument {
     let meta = note::parse(text);
@@ -325,7 +327,7 @@ pub(super) fn note_document(
     doc.add_u64(fields.size, note.size);
     doc.add_i64(fields.mtime_ns, note.mtime_ns);
     doc.add_bytes(fields.hash, hash.as_slice());
-    let table = passage::checkpoints(&mut analyzer::text_analyzer(), text, meta.body_start);
+    let table = passage::checkpoints(&mut analyzer::text_analyzer(), text, meta.body_start, exact);
     if !table.is_empty() {
         doc.add_bytes(fields.checkpoints, table.as_slice());
     }

@@ -46,14 +46,14 @@ fn located_spots_match_a_full_tokenization() {
     }
     let mut a = analyzer::text_analyzer();
     let meta = crate::text::note::parse(&note);
-    let table = checkpoints(&mut a, &note, meta.body_start);
+    let table = checkpoints(&mut a, &note, meta.body_start, false);
     assert!(
         table.len() > 2 * CHECKPOINT_BYTES,
         "a big note gets a table"
     );
     let small = &note[..2000];
     let small_meta = crate::text::note::parse(small);
-    assert!(checkpoints(&mut a, small, small_meta.body_start).is_empty());
+    assert!(checkpoints(&mut a, small, small_meta.body_start, false).is_empty());
     for (text, table, meta) in [
         (&note[..], &table[..], &meta),
         (small, &[][..], &small_meta),
@@ -101,7 +101,7 @@ fn work_per_lookup_is_bounded_by_the_table() {
         note.push_str(&format!("w{} ", i % 977));
     }
     let mut a = analyzer::text_analyzer();
-    let table = checkpoints(&mut a, &note, 0);
+    let table = checkpoints(&mut a, &note, 0, false);
     work();
     for pos in [0u32, 1, 50_000, 199_999] {
         let spot = locate(&mut a, &note, &table, 0, pos);

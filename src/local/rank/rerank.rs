@@ -48,7 +48,9 @@ struct Features {
 /// excerpt.
 ///
 /// The signals come from the postings of the candidates (term frequencies, positions), so a
-/// note is only read back (and tokenized, for the excerpt) when it is returned.
+/// note is only read back (and tokenized, for the excerpt) when it is returned; a giant note
+/// unchanged on disk is not read back at all, only its passage's stretch of the file.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn rerank(
     searcher: &Searcher,
     fields: &Fields,
@@ -56,6 +58,7 @@ pub(crate) fn rerank(
     terms: &[ExpandedTerm],
     candidates: &[(f32, DocAddress)],
     limit: usize,
+    vault: &std::path::Path,
     #[cfg_attr(not(feature = "tuning"), allow(unused_variables, clippy::ptr_arg))]
     warnings: &mut Vec<String>,
 ) -> Result<Vec<SearchHit>> {
@@ -198,8 +201,43 @@ pub(crate) fn rerank(
     });
     scored.truncate(limit);
 
+    let phrases: Vec<&[String]> = q
+        .phrases
+        .iter()
+        .chain(std::iter::once(&q.sequence))
+        .map(Vec::as_slice)
+        .collect();
     let mut out = Vec::with_capacity(scored.len());
     for (score, i) in scored {
+        let f = &mut feats[i];
+        // A giant note unchanged on disk: its passage comes from the file, not the doc store.
+        if let Some(d) = passage::disk::show(
+            searcher,
+            fields,
+            vault,
+            candidates[i].1,
+            &mut analyzer,
+            &phrases,
+            &f.positions,
+            &mut f.occs,
+            &rarity,
+        )? {
+            let (matched, highlight) = matched_terms(terms, &f.terms);
+            out.push(SearchHit {
+                basename: stem_of(&d.path),
+                path: d.path,
+                score: round_to(score, 2),
+                engine: ENGINE_LOCAL.into(),
+                excerpt: d.excerpt,
+                line: Some(d.spot.line),
+                heading: d.spot.heading,
+                tags: d.tags,
+                aliases: d.aliases,
+                matched,
+                highlight,
+            });
+            continue;
+        }
         let doc: TantivyDocument = searcher
             .doc(candidates[i].1)
             .context("reading a stored note")?;
@@ -211,13 +249,6 @@ pub(crate) fn rerank(
             .get_first(fields.checkpoints)
             .and_then(|v| v.as_bytes())
             .unwrap_or_default();
-        let phrases: Vec<&[String]> = q
-            .phrases
-            .iter()
-            .chain(std::iter::once(&q.sequence))
-            .map(Vec::as_slice)
-            .collect();
-        let f = &mut feats[i];
         // The best passage (a phrase first), located through the checkpoint table: the work
         // is bounded by the passage, not the note.
         let shown = passage::show(
@@ -235,14 +266,7 @@ pub(crate) fn rerank(
             .and_then(|v| v.as_str())
             .unwrap_or_default()
             .to_string();
-        let mut matched = Vec::new();
-        let mut highlight = Vec::new();
-        for (t, h) in terms.iter().zip(&feats[i].terms) {
-            if h.title.max(h.alias).max(h.head).max(h.body).max(h.tags) > 0.0 {
-                matched.push(t.text.clone());
-                highlight.extend(t.variants.all.keys().cloned());
-            }
-        }
+        let (matched, highlight) = matched_terms(terms, &feats[i].terms);
         out.push(SearchHit {
             basename: stem_of(&path),
             path,
@@ -267,6 +291,19 @@ pub(crate) fn rerank(
         });
     }
     Ok(out)
+}
+
+/// The query terms a note matched, and every variant of them to highlight.
+fn matched_terms(terms: &[ExpandedTerm], hits: &[TermHits]) -> (Vec<String>, Vec<String>) {
+    let mut matched = Vec::new();
+    let mut highlight = Vec::new();
+    for (t, h) in terms.iter().zip(hits) {
+        if h.title.max(h.alias).max(h.head).max(h.body).max(h.tags) > 0.0 {
+            matched.push(t.text.clone());
+            highlight.extend(t.variants.all.keys().cloned());
+        }
+    }
+    (matched, highlight)
 }
 
 /// Calls `f(i, postings)` for each candidate `(i, doc)` (sorted by doc) that holds `term`,
