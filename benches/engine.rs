@@ -222,8 +222,13 @@ impl Setup {
     }
 }
 
+/// The first ordinary note (never a giant one, so both vaults edit the same note).
 fn first_note(dir: &Path) -> PathBuf {
-    walk_first(dir, &|p: &Path| p.extension().is_some_and(|e| e == "md")).expect("a note")
+    let ordinary = |p: &Path| {
+        p.extension().is_some_and(|e| e == "md")
+            && !giant::GIANTS.iter().any(|(g, _)| p.ends_with(g))
+    };
+    walk_first(dir, &ordinary).expect("a note")
 }
 
 fn first_folder(dir: &Path) -> String {

@@ -184,6 +184,22 @@ pub(crate) fn focus(body_len: u32) -> f32 {
     }
 }
 
+/// Points taken off a note of `body_len` tokens beyond a long article, for a query of
+/// `terms` words: `len_prior` × ln(length ÷ article) × (terms − 1) ÷ terms. A giant note offers
+/// one candidate window per few dozen tokens, and the best of that many windows scores higher
+/// by chance alone — one can pair a neighbouring note's exact word with this note's passage —
+/// growing with the log of how many there are. Only a combination of words gains from that
+/// choice: one word is in the note or not, so a one-word query costs nothing.
+pub(crate) fn length_prior(body_len: u32, terms: usize) -> f32 {
+    let long = tune("focus_len", 2000.0);
+    if tune("prox", 1.0) == 0.0 || body_len as f32 <= long || terms < 2 {
+        0.0
+    } else {
+        let combined = (terms - 1) as f32 / terms as f32;
+        tune("len_prior", 5.0) * (body_len as f32 / long).ln() * combined
+    }
+}
+
 /// Where a body position lies in the text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Spot {

@@ -115,3 +115,16 @@ fn work_per_lookup_is_bounded_by_the_table() {
         "one lookup tokenized {max} bytes"
     );
 }
+
+#[test]
+fn the_length_prior_starts_beyond_an_article_and_grows_with_the_log() {
+    assert_eq!(length_prior(0, 2), 0.0);
+    assert_eq!(length_prior(2000, 2), 0.0);
+    let twice = length_prior(4000, 2);
+    assert!((twice - 2.5 * 2f32.ln()).abs() < 1e-4, "{twice}");
+    // Each doubling costs the same; more words, more of it.
+    assert!((length_prior(8000, 2) - 2.0 * twice).abs() < 1e-3);
+    assert!((length_prior(4000, 4) - 1.5 * twice).abs() < 1e-3);
+    // One word gains nothing from the choice of window.
+    assert_eq!(length_prior(1_000_000, 1), 0.0);
+}

@@ -192,7 +192,8 @@ pub(crate) fn rerank(
         // A long note's BM25 says less about it: the same factor as its heading matches.
         let bm25 =
             bm25_part(bm25, max_bm25) * passage::focus(f.body_len).powf(tune("focus_bm25", 1.0));
-        scored.push((f64::from(bonus + bm25), i));
+        let prior = passage::length_prior(f.body_len, terms.len());
+        scored.push((f64::from(bonus + bm25 - prior), i));
     }
     scored.sort_by(|a, b| {
         b.0.partial_cmp(&a.0)
