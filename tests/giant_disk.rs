@@ -117,3 +117,21 @@ fn the_passage_is_read_from_the_file_while_it_matches_the_index() {
     set_mtime(&path, mtime + Duration::from_secs(5));
     assert!(hit(&env, "zebra quagga").excerpt.contains("lone zebra"));
 }
+
+/// A note replaced by a symlink is not read through it, even when the target looks the same.
+#[cfg(unix)]
+#[test]
+fn a_symlink_is_never_followed_to_show_a_hit() {
+    let env = Env::new();
+    let path = giant(&env);
+    env.index_json(&[]);
+    let mtime = std::fs::metadata(&path).unwrap().modified().unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    let outside = env.root.path().join("outside.md");
+    std::fs::write(&outside, text.replace("lone zebra", "LONE zebra")).unwrap();
+    set_mtime(&outside, mtime);
+    std::fs::remove_file(&path).unwrap();
+    std::os::unix::fs::symlink(&outside, &path).unwrap();
+    let excerpt = hit(&env, "zebra quagga").excerpt;
+    assert!(excerpt.contains("lone zebra"), "{excerpt}");
+}
