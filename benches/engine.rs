@@ -2,7 +2,9 @@
 //! refresh, and queries, on deterministic generated vaults.
 //!
 //! `cargo bench` (sizes from `VS_BENCH_NOTES`, default `3000,30000`; add `100000` for the
-//! large vault). A plain harness rather than criterion: each figure is a median of repeated
+//! large vault). Each size is measured twice, side by side: the plain vault, and the same
+//! vault with four giant notes of 1–10 MB (`examples/genvault/giant.rs`); `VS_BENCH_GIANTS=0`
+//! measures the plain vault alone. A plain harness rather than criterion: each figure is a median of repeated
 //! runs of a whole operation (milliseconds, not nanoseconds), which needs no statistics
 //! framework, and the bench builds in seconds instead of pulling criterion's dependency tree.
 //! Generated vaults are cached in `target/bench-vaults/`.
@@ -10,6 +12,8 @@
 #[path = "../examples/genvault/gen.rs"]
 #[allow(dead_code)]
 mod gen;
+#[path = "../examples/genvault/giant.rs"]
+mod giant;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -33,16 +37,19 @@ fn time<T>(runs: usize, mut f: impl FnMut() -> T) -> Duration {
     )
 }
 
-fn vault(notes: usize) -> (PathBuf, u64) {
+fn vault(notes: usize, giants: bool) -> (PathBuf, u64) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("target/bench-vaults")
-        .join(format!("{notes}-42"));
+        .join(format!("{notes}-42{}", if giants { "-giant" } else { "" }));
     let done = dir.join(".complete");
     if let Ok(bytes) = std::fs::read_to_string(&done) {
         return (dir, bytes.trim().parse().unwrap_or(0));
     }
     let _ = std::fs::remove_dir_all(&dir);
-    let bytes = gen::generate(&dir, notes, 42).expect("generate the vault");
+    let mut bytes = gen::generate(&dir, notes, 42).expect("generate the vault");
+    if giants {
+        bytes += giant::add(&dir, 42).expect("add the giant notes");
+    }
     std::fs::write(&done, bytes.to_string()).expect("mark the vault complete");
     (dir, bytes)
 }
@@ -60,8 +67,124 @@ fn main() {
     // `cargo test --benches` runs this with `--bench` absent: keep that quick.
     let quick = !std::env::args().any(|a| a == "--bench");
     let sizes = if quick { vec![300] } else { sizes };
+    let giants = !quick && std::env::var("VS_BENCH_GIANTS").map_or(true, |v| v != "0");
     for notes in sizes {
-        let (dir, bytes) = vault(notes);
+        let kinds: &[bool] = if giants { &[false, true] } else { &[false] };
+        let setups: Vec<Setup> = kinds.iter().map(|&g| Setup::build(notes, g)).collect();
+        let mut rng = gen::Rng::new(42);
+        let vocab = gen::Vocab::new(50_000, &mut rng);
+        let w = |i: usize| vocab.words[i].clone();
+        let typo = {
+            let mut c: Vec<char> = w(3000).chars().collect();
+            let n = c.len();
+            c.swap(n / 2 - 1, n / 2);
+            c.into_iter().collect::<String>()
+        };
+        let folder = first_folder(&setups[0].dir);
+        let two = format!("{} {}", w(40), w(700));
+        let tag = first_tag(&first_note(&setups[0].dir));
+        // Every note passes: the worst case for the range and for a listing's sort.
+        let since = "3650d".to_string();
+        let f = |flag: &str, v: &str| vec![flag.to_string(), v.to_string()];
+        let queries: Vec<(&str, String, Option<String>, Vec<String>)> = vec![
+            ("1 term", w(200), None, Vec::new()),
+            (
+                "3 terms",
+                format!("{} {} {}", w(40), w(700), w(9000)),
+                None,
+                Vec::new(),
+            ),
+            ("typo", typo, None, Vec::new()),
+            (
+                "phrase",
+                format!("\"{} {}\"", w(3), w(10)),
+                None,
+                Vec::new(),
+            ),
+            ("--folder", two.clone(), Some(folder), Vec::new()),
+            // The same two words, unfiltered and filtered, side by side.
+            ("2 terms", two.clone(), None, Vec::new()),
+            ("2 terms --tag", two.clone(), None, f("--tag", &tag)),
+            ("2 terms --since", two.clone(), None, f("--since", &since)),
+            ("2 terms --where", two, None, f("--where", "tags")),
+            // No words: the notes that pass, newest first.
+            ("no query, --tag", String::new(), None, f("--tag", &tag)),
+            (
+                "no query, --since",
+                String::new(),
+                None,
+                f("--since", &since),
+            ),
+        ];
+        let names: Vec<String> = setups
+            .iter()
+            .map(|s| {
+                format!(
+                    "{}{notes} notes, {:.1} MB",
+                    if s.giants { "giant: " } else { "plain: " },
+                    s.bytes as f64 / 1_000_000.0
+                )
+            })
+            .collect();
+        println!("\n## {notes} notes");
+        println!(
+            "| operation | {} |\n| --- |{}",
+            names.join(" | "),
+            " --- |".repeat(setups.len())
+        );
+        let row = |what: &str, cells: Vec<String>| println!("| {what} | {} |", cells.join(" | "));
+        row(
+            "full build",
+            setups
+                .iter()
+                .map(|s| {
+                    format!(
+                        "{} ({:.1} MB/s)",
+                        ms(s.full),
+                        s.bytes as f64 / 1e6 / s.full.as_secs_f64()
+                    )
+                })
+                .collect(),
+        );
+        row(
+            "refresh, nothing changed",
+            setups.iter().map(|s| ms(s.nochange)).collect(),
+        );
+        row(
+            "refresh, one note changed",
+            setups.iter().map(|s| ms(s.one)).collect(),
+        );
+        for (name, q, folder, flags) in queries {
+            // The vaults take turns per query, so both see the same phases of a noisy machine.
+            let cells = setups
+                .iter()
+                .map(|s| {
+                    let (d, fresh, process) = s.query(&q, folder.as_deref(), &flags);
+                    format!("{} / {} / {}", ms(d), ms(fresh), ms(process))
+                })
+                .collect();
+            row(
+                &format!("query: {name} (no refresh / with refresh / whole process, no refresh)"),
+                cells,
+            );
+        }
+    }
+}
+
+/// One vault, indexed, with its build figures.
+struct Setup {
+    giants: bool,
+    dir: PathBuf,
+    bytes: u64,
+    cache: tempfile::TempDir,
+    full: Duration,
+    nochange: Duration,
+    one: Duration,
+}
+
+impl Setup {
+    fn build(notes: usize, giants: bool) -> Setup {
+        let (dir, bytes) = vault(notes, giants);
         let cache = tempfile::tempdir().expect("temp cache");
         let opts = IndexOptions::new(&dir, cache.path());
         let full_runs = if notes <= 5000 { 3 } else { 1 };
@@ -88,113 +211,55 @@ fn main() {
         });
         std::fs::write(&victim, &original).expect("restore the note");
         vault_search::index(&opts).expect("index");
-
-        let mut rng = gen::Rng::new(42);
-        let vocab = gen::Vocab::new(50_000, &mut rng);
-        let w = |i: usize| vocab.words[i].clone();
-        let typo = {
-            let mut c: Vec<char> = w(3000).chars().collect();
-            let n = c.len();
-            c.swap(n / 2 - 1, n / 2);
-            c.into_iter().collect::<String>()
-        };
-        let folder = first_folder(&dir);
-        let plain = |name, q| (name, q, None, Vec::<String>::new());
-        let two = format!("{} {}", w(40), w(700));
-        let tag = first_tag(&victim);
-        // Every note passes: the worst case for the range and for a listing's sort.
-        let since = "3650d".to_string();
-        let queries: Vec<(&str, String, Option<String>, Vec<String>)> = vec![
-            plain("1 term", w(200)),
-            plain("3 terms", format!("{} {} {}", w(40), w(700), w(9000))),
-            plain("typo", typo),
-            plain("phrase", format!("\"{} {}\"", w(3), w(10))),
-            ("--folder", two.clone(), Some(folder), Vec::new()),
-            // The same two words, unfiltered and filtered, side by side.
-            plain("2 terms", two.clone()),
-            (
-                "2 terms --tag",
-                two.clone(),
-                None,
-                vec!["--tag".into(), tag.clone()],
-            ),
-            (
-                "2 terms --since",
-                two.clone(),
-                None,
-                vec!["--since".into(), since.clone()],
-            ),
-            (
-                "2 terms --where",
-                two,
-                None,
-                vec!["--where".into(), "tags".into()],
-            ),
-            // No words: the notes that pass, newest first.
-            (
-                "no query, --tag",
-                String::new(),
-                None,
-                vec!["--tag".into(), tag],
-            ),
-            (
-                "no query, --since",
-                String::new(),
-                None,
-                vec!["--since".into(), since],
-            ),
-        ];
-        println!(
-            "\n## {notes} notes, {:.1} MB of Markdown",
-            bytes as f64 / 1_000_000.0
-        );
-        println!("| operation | median |\n| --- | --- |");
-        println!(
-            "| full build | {} ({:.1} MB/s) |",
-            ms(full),
-            bytes as f64 / 1e6 / full.as_secs_f64()
-        );
-        println!("| refresh, nothing changed | {} |", ms(nochange));
-        println!("| refresh, one note changed | {} |", ms(one));
-        for (name, q, folder, flags) in queries {
-            let mut s = SearchOptions::new(&dir, q.clone());
-            s.source = Source::Local;
-            s.cache_dir = Some(cache.path().to_path_buf());
-            s.refresh = false;
-            if let Some(f) = &folder {
-                s.scope = vault_search::Scope::new(Some(f), &[]).expect("scope");
-            }
-            s.filters = filters_of(&flags);
-            if q.is_empty() {
-                s.sort = vault_search::Sort::Modified;
-            }
-            let d = time(20, || vault_search::search(&s).expect("search"));
-            s.refresh = true;
-            let fresh = time(10, || vault_search::search(&s).expect("search"));
-            // The same search as an agent runs it: a whole process, start-up and output
-            // included.
-            let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_vault-search"));
-            cmd.arg("--vault")
-                .arg(&dir)
-                .arg("--cache-dir")
-                .arg(cache.path())
-                .args(["--source", "local", "--no-refresh", "--json"]);
-            if let Some(f) = &folder {
-                cmd.args(["--folder", f]);
-            }
-            cmd.args(&flags);
-            if !q.is_empty() {
-                cmd.arg("--").arg(&q);
-            }
-            cmd.stdout(std::process::Stdio::null());
-            let process = time(20, || cmd.status().expect("run vault-search"));
-            println!(
-                "| query: {name} (no refresh / with refresh / whole process, no refresh) | {} / {} / {} |",
-                ms(d),
-                ms(fresh),
-                ms(process)
-            );
+        Setup {
+            giants,
+            dir,
+            bytes,
+            cache,
+            full,
+            nochange,
+            one,
         }
+    }
+
+    /// Medians of one query: in process without and with the refresh, and as a whole process.
+    fn query(
+        &self,
+        q: &str,
+        folder: Option<&str>,
+        flags: &[String],
+    ) -> (Duration, Duration, Duration) {
+        let mut s = SearchOptions::new(&self.dir, q);
+        s.source = Source::Local;
+        s.cache_dir = Some(self.cache.path().to_path_buf());
+        s.refresh = false;
+        if let Some(f) = folder {
+            s.scope = vault_search::Scope::new(Some(f), &[]).expect("scope");
+        }
+        s.filters = filters_of(flags);
+        if q.is_empty() {
+            s.sort = vault_search::Sort::Modified;
+        }
+        let d = time(20, || vault_search::search(&s).expect("search"));
+        s.refresh = true;
+        let fresh = time(10, || vault_search::search(&s).expect("search"));
+        // The same search as an agent runs it: a whole process, start-up and output included.
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_vault-search"));
+        cmd.arg("--vault")
+            .arg(&self.dir)
+            .arg("--cache-dir")
+            .arg(self.cache.path())
+            .args(["--source", "local", "--no-refresh", "--json"]);
+        if let Some(f) = folder {
+            cmd.args(["--folder", f]);
+        }
+        cmd.args(flags);
+        if !q.is_empty() {
+            cmd.arg("--").arg(q);
+        }
+        cmd.stdout(std::process::Stdio::null());
+        let process = time(20, || cmd.status().expect("run vault-search"));
+        (d, fresh, process)
     }
 }
 
@@ -225,8 +290,13 @@ fn filters_of(flags: &[String]) -> vault_search::Filters {
     vault_search::Filters::parse(&tags, since, None, &wheres).expect("filters")
 }
 
+/// The first ordinary note (never a giant one, so both vaults edit the same note).
 fn first_note(dir: &Path) -> PathBuf {
-    walk_first(dir, &|p: &Path| p.extension().is_some_and(|e| e == "md")).expect("a note")
+    let ordinary = |p: &Path| {
+        p.extension().is_some_and(|e| e == "md")
+            && !giant::GIANTS.iter().any(|(g, _)| p.ends_with(g))
+    };
+    walk_first(dir, &ordinary).expect("a note")
 }
 
 fn first_folder(dir: &Path) -> String {

@@ -26,12 +26,15 @@ pub struct Status {
     pub last_indexed_at: Option<String>,
     /// Notes added, modified or removed on disk since (by size and mtime; a stat walk).
     pub changed_since: Option<u64>,
+    /// Files the index remembers as not indexable — over the size cap, a PDF that failed to
+    /// extract, a malformed canvas — and why: the index holds only their stat and reads them
+    /// again once they change. Not counted in `notes`.
+    #[serde(default)]
+    pub skipped: u64,
+    #[serde(default)]
+    pub skipped_files: Vec<SkippedFile>,
     /// The format this binary writes (`schema-N+analyzer-M`).
     pub schema: String,
-    /// Files the index remembers as not indexable (a PDF that failed to extract, a malformed
-    /// canvas) and why; they are tried again when they change.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub skipped_files: Vec<SkippedFile>,
     /// Why the index is unusable, when it is.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub index_error: Option<String>,
@@ -66,8 +69,9 @@ pub(crate) fn status(vault: &Path, cache_dir: Option<&Path>, port: u16) -> Resul
         index_bytes: 0,
         last_indexed_at: None,
         changed_since: None,
-        schema: schema::index_format(),
+        skipped: 0,
         skipped_files: Vec::new(),
+        schema: schema::index_format(),
         index_error: None,
         omnisearch_port: port,
         omnisearch_answers: false,
@@ -96,8 +100,9 @@ pub(crate) fn status(vault: &Path, cache_dir: Option<&Path>, port: u16) -> Resul
                     st.index_bytes = dir_bytes(&dir);
                 }
                 let searcher = reader.searcher();
-                st.notes = searcher.num_docs();
                 st.skipped_files = local::skipped_files(&searcher)?;
+                st.skipped = st.skipped_files.len() as u64;
+                st.notes = searcher.num_docs().saturating_sub(st.skipped);
                 // PDFs count as changed only when this index holds some (`--no-pdf` runs
                 // leave them out).
                 let pdf = local::has_pdfs(&searcher)?;

@@ -127,3 +127,33 @@ fn the_work_per_hit_does_not_grow_with_the_note() {
         );
     }
 }
+
+/// A giant note that copies a short note next to another one can pair the neighbour's exact
+/// word with the copied passage; the short note, matched through an inflection, still wins.
+#[test]
+fn a_neighbouring_exact_word_does_not_lift_a_giant_copy_over_its_source() {
+    let env = Env::new();
+    let bird = "# bird\n\n> This supports the syncing of iCloud and iCloud Drive.\n";
+    env.write("osx/bird.md", bird);
+    env.write(
+        "osx/biometrickitd.md",
+        "# biometrickitd\n\n> Get support for biometric operations.\n",
+    );
+    let mut giant = String::from("# Export\n\n");
+    let mut k = 0;
+    while giant.len() < 400_000 {
+        giant.push_str(&format!("# page{k}\n\n> Tool number {k} prints lines.\n\n"));
+        if k == 3000 {
+            giant.push_str("# biometrickitd\n\n> Get support for biometric operations.\n\n");
+            giant.push_str(bird);
+        }
+        k += 1;
+    }
+    env.write("Dumps/export.md", &giant);
+    let paths = env.local_paths("support syncing iCloud drive");
+    assert_eq!(
+        paths.first().map(String::as_str),
+        Some("osx/bird.md"),
+        "{paths:?}"
+    );
+}

@@ -223,6 +223,17 @@ pub(crate) fn status_text(st: &Status) -> String {
             st.changed_since
                 .map_or("?".into(), |n| format!("{n} notes")),
         );
+        if st.skipped > 0 {
+            let names: Vec<String> = st
+                .skipped_files
+                .iter()
+                .map(|f| sanitize_for_terminal(&f.path))
+                .collect();
+            line(
+                "skipped",
+                format!("{} over the size cap: {}", st.skipped, names.join(", ")),
+            );
+        }
     } else {
         line(
             "notes indexed",

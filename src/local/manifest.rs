@@ -16,6 +16,9 @@ pub(crate) struct Known {
     pub size: u64,
     pub mtime_ns: i64,
     pub addr: DocAddress,
+    /// A placeholder: the file could not be indexed (over its size cap, or its text could not
+    /// be extracted); it is not read again until it changes.
+    pub skipped: bool,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -83,8 +86,12 @@ impl Manifest {
         let fields = super::schema::fields();
         let mut out = Manifest::with_capacity(searcher.num_docs() as usize);
         let name = |f| fields.schema.get_field_name(f).to_string();
-        let (path_name, size_name, mtime_name) =
-            (name(fields.path), name(fields.size), name(fields.mtime_ns));
+        let (path_name, size_name, mtime_name, skipped_name) = (
+            name(fields.path),
+            name(fields.size),
+            name(fields.mtime_ns),
+            name(fields.stub),
+        );
         let mut by_ord: Vec<(usize, usize)> = Vec::new();
         let mut key_bytes: Vec<u8> = Vec::new();
         for (seg_ord, seg) in searcher.segment_readers().iter().enumerate() {
@@ -94,6 +101,8 @@ impl Manifest {
             };
             let sizes = ff.u64(&size_name)?;
             let mtimes = ff.i64(&mtime_name)?;
+            // Absent from a segment without placeholders.
+            let skipped = ff.column_opt::<u64>(&skipped_name)?;
             let alive = seg.alive_bitset();
             // Decode the path dictionary once, in order (`ord_to_str` per document re-reads a
             // block each time).
@@ -122,6 +131,10 @@ impl Manifest {
                         size: sizes.first(doc).unwrap_or(0),
                         mtime_ns: mtimes.first(doc).unwrap_or(0),
                         addr: DocAddress::new(seg_ord as u32, doc),
+                        skipped: skipped
+                            .as_ref()
+                            .and_then(|c| c.first(doc))
+                            .is_some_and(|v| v != 0),
                     },
                 );
             }
@@ -244,6 +257,7 @@ mod tests {
             size: n,
             mtime_ns: n as i64,
             addr: DocAddress::new(0, n as u32),
+            skipped: false,
         }
     }
 

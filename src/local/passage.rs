@@ -184,6 +184,22 @@ pub(crate) fn focus(body_len: u32) -> f32 {
     }
 }
 
+/// Points taken off a note of `body_len` tokens beyond a long article, for a query of
+/// `terms` words: `len_prior` × ln(length ÷ article) × (terms − 1) ÷ terms. A giant note offers
+/// one candidate window per few dozen tokens, and the best of that many windows scores higher
+/// by chance alone — one can pair a neighbouring note's exact word with this note's passage —
+/// growing with the log of how many there are. Only a combination of words gains from that
+/// choice: one word is in the note or not, so a one-word query costs nothing.
+pub(crate) fn length_prior(body_len: u32, terms: usize) -> f32 {
+    let long = tune("focus_len", 2000.0);
+    if tune("prox", 1.0) == 0.0 || body_len as f32 <= long || terms < 2 {
+        0.0
+    } else {
+        let combined = (terms - 1) as f32 / terms as f32;
+        tune("len_prior", 5.0) * (body_len as f32 / long).ln() * combined
+    }
+}
+
 /// Where a body position lies in the text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Spot {
@@ -206,8 +222,15 @@ struct Checkpoint {
 }
 
 /// The checkpoint table of `text` (empty below [`CHECKPOINT_MIN_BYTES`]). The first row is a
-/// header: `pos` is the position of the first token after the frontmatter (`text_start`).
-pub(crate) fn checkpoints(analyzer: &mut TextAnalyzer, text: &str, text_start: usize) -> Vec<u8> {
+/// header: `pos` is the position of the first token after the frontmatter (`text_start`), and
+/// `fence` is 1 when `exact`: the text is the file's bytes as they are (valid UTF-8, no BOM),
+/// so its offsets are offsets in the file ([`disk`]).
+pub(crate) fn checkpoints(
+    analyzer: &mut TextAnalyzer,
+    text: &str,
+    text_start: usize,
+    exact: bool,
+) -> Vec<u8> {
     if text.len() < CHECKPOINT_MIN_BYTES || text.len() > u32::MAX as usize {
         return Vec::new();
     }
@@ -244,10 +267,14 @@ pub(crate) fn checkpoints(analyzer: &mut TextAnalyzer, text: &str, text_start: u
         offset: text_start as u32,
         line: 1,
         heading: NO_HEADING,
-        fence: 0,
+        fence: u32::from(exact),
     };
-    let mut out = Vec::with_capacity((rows.len() + 1) * CHECKPOINT_BYTES);
-    for r in std::iter::once(header).chain(rows) {
+    encode(std::iter::once(header).chain(rows))
+}
+
+fn encode(rows: impl Iterator<Item = Checkpoint>) -> Vec<u8> {
+    let mut out = Vec::new();
+    for r in rows {
         for v in [r.pos, r.offset, r.line, r.heading, r.fence] {
             out.extend_from_slice(&v.to_le_bytes());
         }
@@ -560,5 +587,6 @@ pub(crate) fn work() -> (u64, u64) {
     WORK.with(|w| w.replace((0, 0)))
 }
 
+pub(crate) mod disk;
 #[cfg(test)]
 mod tests;

@@ -1,7 +1,8 @@
 //! The difference between the vault and the index: which notes to add, re-write or remove.
 //!
 //! Only notes whose size or mtime differ from the manifest (or that are racily clean) are
-//! read and hashed; nothing here writes.
+//! read and hashed; nothing here writes. A note over the size cap is never read: the index
+//! keeps a stub of it (path, size, mtime), so it stays unread until its size or mtime change.
 
 use std::fs::File;
 use std::io::{ErrorKind, Read};
@@ -29,6 +30,8 @@ pub(super) struct Upsert {
     pub(super) replaces: bool,
     /// Same content, new size/mtime: re-written only to record them (counted as unchanged).
     pub(super) touched: bool,
+    /// What it replaces is a stub (a note that was over the size cap), not an indexed note.
+    pub(super) was_skipped: bool,
 }
 
 /// The difference between the vault and the index.
@@ -74,6 +77,7 @@ pub(super) fn plan_fresh(disk: &mut dyn Iterator<Item = Batch>) -> Plan {
             bytes: None,
             replaces: false,
             touched: false,
+            was_skipped: false,
         }));
     }
     plan
@@ -100,9 +104,27 @@ pub(super) fn plan_with(
             n.rel_into(&mut rel);
             let k = known.take(&rel);
             if let Some(k) = &k {
-                if k.size == n.size && k.mtime_ns == n.mtime_ns && k.mtime_ns < racy_after {
-                    plan.unchanged += 1;
-                    continue;
+                if k.size == n.size && k.mtime_ns == n.mtime_ns {
+                    let kind = kind_of(&rel);
+                    let cap = limits.max_bytes(kind);
+                    // A placeholder stays one, whatever the racy window says, until its file
+                    // changes: nothing to read. Still over the cap: named again in this run.
+                    if k.skipped && k.size > cap {
+                        plan.skipped.push(SkippedFile {
+                            path: rel.clone(),
+                            reason: too_large(cap, kind),
+                        });
+                        continue;
+                    }
+                    // A note's stub under a raised cap is read below; other placeholders
+                    // (a PDF that failed to extract) wait for a change.
+                    if k.skipped && kind != FileKind::Note {
+                        continue;
+                    }
+                    if !k.skipped && k.mtime_ns < racy_after {
+                        plan.unchanged += 1;
+                        continue;
+                    }
                 }
             }
             plan.consider(searcher, vault, n.to_disk_note(&rel), k, limits)?;
@@ -130,14 +152,33 @@ impl Plan {
                 bytes: None,
                 replaces: false,
                 touched: false,
+                was_skipped: false,
             });
             return Ok(());
         };
-        let stat_same = k.size == note.size && k.mtime_ns == note.mtime_ns;
+        // A placeholder has no text to compare, and a file over its cap is not read here: the
+        // writer turns it into a document or a (new) placeholder.
+        let rewrite = |note| Upsert {
+            note,
+            bytes: None,
+            replaces: true,
+            touched: false,
+            was_skipped: k.skipped,
+        };
         let kind = kind_of(&note.rel);
+        if k.skipped || note.size > limits.max_bytes(kind) {
+            self.upserts.push(rewrite(note));
+            return Ok(());
+        }
+        let stat_same = k.size == note.size && k.mtime_ns == note.mtime_ns;
         let bytes = match read_capped(&note.path(vault), limits.max_bytes(kind), note.size, kind) {
             Ok(b) => b,
-            Err(reason) => {
+            // Grew past the cap since the walk's stat.
+            Err(Unread::TooLarge(_)) => {
+                self.upserts.push(rewrite(note));
+                return Ok(());
+            }
+            Err(Unread::Failed(reason)) => {
                 self.skipped.push(SkippedFile {
                     path: note.rel.clone(),
                     reason,
@@ -162,13 +203,14 @@ impl Plan {
             bytes: Some(bytes),
             replaces: true,
             touched: same,
+            was_skipped: false,
         });
         Ok(())
     }
 }
 
-/// How many notes differ between the vault and the index by size and mtime alone (added,
-/// modified or removed), without reading any note.
+/// How many files differ between the vault and the index by size and mtime alone (added,
+/// modified or removed), without reading any.
 pub(crate) fn changed_by_stat(
     searcher: &tantivy::Searcher,
     vault: &Path,
@@ -191,40 +233,65 @@ pub(super) fn kind_of(rel: &str) -> FileKind {
     FileKind::of_name(rel).unwrap_or_default()
 }
 
-/// Reads a file of at most `cap` bytes; the reason as text when it can't.
+/// Why a file was not read.
+#[derive(Debug)]
+pub(super) enum Unread {
+    /// Over its size cap: the index keeps a placeholder, and the file is not read again until
+    /// it changes.
+    TooLarge(String),
+    /// Vanished or unreadable: tried again on the next run.
+    Failed(String),
+}
+
+/// The reason given for a file over its cap.
+pub(super) fn too_large(cap: u64, kind: FileKind) -> String {
+    let flag = match kind {
+        FileKind::Pdf => "--max-pdf-bytes",
+        _ => "--max-note-bytes",
+    };
+    format!("larger than {cap} bytes (see {flag})")
+}
+
+/// Reads a file of at most `cap` bytes; why, when it can't. A file whose `size_hint` (the
+/// walk's stat) is over the cap is not even opened.
 pub(super) fn read_capped(
     path: &Path,
     cap: u64,
     size_hint: u64,
     kind: FileKind,
-) -> Result<Vec<u8>, String> {
-    let file = File::open(path).map_err(|e| match e.kind() {
-        ErrorKind::NotFound => "vanished before it could be read".to_string(),
-        _ => format!("cannot read: {e}"),
+) -> Result<Vec<u8>, Unread> {
+    if size_hint > cap {
+        return Err(Unread::TooLarge(too_large(cap, kind)));
+    }
+    let file = File::open(path).map_err(|e| {
+        Unread::Failed(match e.kind() {
+            ErrorKind::NotFound => "vanished before it could be read".to_string(),
+            _ => format!("cannot read: {e}"),
+        })
     })?;
     // Sized from the walk's stat: the note comes in one read (and one more that sees the
     // end), not in the doubling reads of an empty buffer.
     let mut bytes = Vec::with_capacity(usize::try_from(size_hint.min(cap)).unwrap_or(0) + 1);
     file.take(cap.saturating_add(1))
         .read_to_end(&mut bytes)
-        .map_err(|e| format!("cannot read: {e}"))?;
+        .map_err(|e| Unread::Failed(format!("cannot read: {e}")))?;
     if bytes.len() as u64 > cap {
-        let flag = match kind {
-            FileKind::Pdf => "--max-pdf-bytes",
-            _ => "--max-note-bytes",
-        };
-        return Err(format!("larger than {cap} bytes (see {flag})"));
+        return Err(Unread::TooLarge(too_large(cap, kind)));
     }
     Ok(bytes)
 }
 
-/// UTF-8 with invalid sequences replaced; a leading BOM is dropped.
-pub(super) fn decode(bytes: Vec<u8>) -> String {
+/// UTF-8 with invalid sequences replaced; a leading BOM is dropped. True when nothing was:
+/// the text is the file's bytes.
+pub(super) fn decode(bytes: Vec<u8>) -> (String, bool) {
     // Valid UTF-8 (nearly every note) keeps its buffer: no copy of the note.
-    let mut text = String::from_utf8(bytes)
-        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+    let (mut text, mut exact) = match String::from_utf8(bytes) {
+        Ok(t) => (t, true),
+        Err(e) => (String::from_utf8_lossy(e.as_bytes()).into_owned(), false),
+    };
     if text.starts_with('\u{feff}') {
         text.drain(..'\u{feff}'.len_utf8());
+        exact = false;
     }
-    text
+    (text, exact)
 }

@@ -57,6 +57,7 @@ pub(crate) struct Fields {
     pub size: Field,
     pub mtime_ns: Field,
     pub hash: Field,
+    pub stub: Field,
     pub checkpoints: Field,
 }
 
@@ -160,6 +161,7 @@ fn build(json: &str) -> Result<Fields> {
         size: get("size")?,
         mtime_ns: get("mtime_ns")?,
         hash: get("hash")?,
+        stub: get("stub")?,
         checkpoints: get("checkpoints")?,
         schema,
     })

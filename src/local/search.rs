@@ -82,6 +82,7 @@ pub(super) fn run(
         &terms,
         &candidates,
         keep,
+        &opts.vault,
         warnings,
     )?;
     if opts.sort == Sort::Modified {

@@ -10,7 +10,7 @@ use tantivy::indexer::{NoMergePolicy, UserOperation};
 use tantivy::{Index, IndexWriter, TantivyDocument, Term};
 
 use super::extract::{Extractor, Outcome};
-use super::plan::{decode, kind_of, read_capped, Plan, Upsert};
+use super::plan::{decode, kind_of, read_capped, Plan, Unread, Upsert};
 use super::schema::{self, Fields};
 use super::store::{self, Payload};
 use super::walk::DiskNote;
@@ -140,6 +140,7 @@ pub(super) fn write(
         let t = t?;
         report.added += t.added;
         report.updated += t.updated;
+        report.removed += t.removed;
         report.unchanged += t.touched;
         live += t.added + t.updated + t.touched;
         report.skipped_files.extend(t.skipped);
@@ -172,6 +173,8 @@ struct Tally {
     added: u64,
     updated: u64,
     touched: u64,
+    /// Indexed notes that became stubs (over the cap now) or could not be read again.
+    removed: u64,
     skipped: Vec<SkippedFile>,
     /// PDFs left for a later run (the run's extraction budget was spent).
     pending: u64,
@@ -187,8 +190,9 @@ struct Ctx<'a> {
 
 /// What a file's document holds.
 enum Content {
-    /// Searchable text (a note, or a canvas's or PDF's parts).
-    Text(String),
+    /// Searchable text (a note, or a canvas's or PDF's parts), and whether it is the file's
+    /// exact bytes (a hit may then be shown from the file itself).
+    Text(String, bool),
     /// A file that could not be indexed: a placeholder with its stat and hash, so it is not
     /// tried again until it changes.
     Failed(String),
@@ -200,16 +204,27 @@ fn prepare_one(ctx: &Ctx<'_>, up: Upsert, t: &mut Tally, ops: &mut Vec<UserOpera
     let fields = ctx.fields;
     let kind = kind_of(&up.note.rel);
     let cap = ctx.limits.max_bytes(kind);
+    let delete = |ops: &mut Vec<UserOperation>| {
+        ops.push(UserOperation::Delete(Term::from_field_text(
+            fields.path,
+            &up.note.rel,
+        )));
+    };
     let bytes = match up.bytes {
         Some(b) => b,
         None => match read_capped(&up.note.path(ctx.vault), cap, up.note.size, kind) {
             Ok(b) => b,
-            Err(reason) if kind == FileKind::Pdf => {
-                // A PDF too large to read is remembered like one that fails to extract.
-                placeholder_or_skip(&up, reason, t, ops, fields);
+            Err(Unread::TooLarge(reason)) => {
+                // Remembered with its stat (a placeholder), not read again until it changes.
+                t.removed += u64::from(up.replaces && !up.was_skipped);
+                placeholder_or_skip(&up, kind, reason, t, ops, fields);
                 return;
             }
-            Err(reason) => {
+            Err(Unread::Failed(reason)) => {
+                if up.replaces {
+                    delete(ops);
+                    t.removed += u64::from(!up.was_skipped);
+                }
                 t.skipped.push(SkippedFile {
                     path: up.note.rel.clone(),
                     reason,
@@ -220,9 +235,12 @@ fn prepare_one(ctx: &Ctx<'_>, up: Upsert, t: &mut Tally, ops: &mut Vec<UserOpera
     };
     let hash = blake3::hash(&bytes);
     let content = match kind {
-        FileKind::Note => Content::Text(decode(bytes)),
-        FileKind::Canvas => match canvas::to_markdown(&decode(bytes)) {
-            Ok(md) => Content::Text(md),
+        FileKind::Note => {
+            let (text, exact) = decode(bytes);
+            Content::Text(text, exact)
+        }
+        FileKind::Canvas => match canvas::to_markdown(&decode(bytes).0) {
+            Ok(md) => Content::Text(md, false),
             Err(reason) => Content::Failed(reason),
         },
         FileKind::Pdf => {
@@ -230,7 +248,7 @@ fn prepare_one(ctx: &Ctx<'_>, up: Upsert, t: &mut Tally, ops: &mut Vec<UserOpera
                 return;
             };
             match x.pdf(&up.note.path(ctx.vault), &bytes, &hash) {
-                Outcome::Pages(pages) => Content::Text(parts::join(&pages)),
+                Outcome::Pages(pages) => Content::Text(parts::join(&pages), false),
                 Outcome::Failed(reason) => Content::Failed(reason),
                 Outcome::Pending => {
                     t.pending += 1;
@@ -240,13 +258,12 @@ fn prepare_one(ctx: &Ctx<'_>, up: Upsert, t: &mut Tally, ops: &mut Vec<UserOpera
         }
     };
     if up.replaces {
-        ops.push(UserOperation::Delete(Term::from_field_text(
-            fields.path,
-            &up.note.rel,
-        )));
+        delete(ops);
     }
     let doc = match &content {
-        Content::Text(text) => note_document(fields, &up.note, kind, text, hash.as_bytes()),
+        Content::Text(text, exact) => {
+            note_document(fields, &up.note, kind, text, *exact, hash.as_bytes())
+        }
         Content::Failed(reason) => {
             t.skipped.push(SkippedFile {
                 path: up.note.rel.clone(),
@@ -259,7 +276,8 @@ fn prepare_one(ctx: &Ctx<'_>, up: Upsert, t: &mut Tally, ops: &mut Vec<UserOpera
     if matches!(content, Content::Failed(_)) {
         return;
     }
-    match (up.replaces, up.touched) {
+    // A file that replaces its placeholder is new to the index.
+    match (up.replaces && !up.was_skipped, up.touched) {
         (false, _) => t.added += 1,
         (true, false) => t.updated += 1,
         (true, true) => t.touched += 1,
@@ -314,9 +332,10 @@ fn maybe_merge(index: &Index, writer: &mut IndexWriter) -> Result<()> {
     Ok(())
 }
 
-/// A file too large to read as a PDF: a placeholder (no hash: it changes with the size).
+/// A file too large to read: a placeholder (no hash: it changes with the size).
 fn placeholder_or_skip(
     up: &Upsert,
+    kind: FileKind,
     reason: String,
     t: &mut Tally,
     ops: &mut Vec<UserOperation>,
@@ -333,11 +352,7 @@ fn placeholder_or_skip(
         reason: reason.clone(),
     });
     ops.push(UserOperation::Add(placeholder(
-        fields,
-        &up.note,
-        FileKind::Pdf,
-        &reason,
-        &[0; 32],
+        fields, &up.note, kind, &reason, &[0; 32],
     )));
 }
 
@@ -371,6 +386,7 @@ fn placeholder(
 ) -> TantivyDocument {
     let mut doc = file_document(fields, note, kind);
     doc.add_text(fields.skipped, "yes");
+    doc.add_u64(fields.stub, 1);
     doc.add_text(fields.skip_reason, reason);
     doc.add_bytes(fields.hash, hash.as_slice());
     doc
@@ -382,6 +398,7 @@ pub(super) fn note_document(
     note: &DiskNote,
     kind: FileKind,
     text: &str,
+    exact: bool,
     hash: &[u8; 32],
 ) -> TantivyDocument {
     let meta = note::parse(text);
@@ -411,7 +428,7 @@ pub(super) fn note_document(
     }
     doc.add_text(fields.body, text);
     doc.add_bytes(fields.hash, hash.as_slice());
-    let table = passage::checkpoints(&mut analyzer::text_analyzer(), text, meta.body_start);
+    let table = passage::checkpoints(&mut analyzer::text_analyzer(), text, meta.body_start, exact);
     if !table.is_empty() {
         doc.add_bytes(fields.checkpoints, table.as_slice());
     }

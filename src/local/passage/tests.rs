@@ -46,14 +46,14 @@ fn located_spots_match_a_full_tokenization() {
     }
     let mut a = analyzer::text_analyzer();
     let meta = crate::text::note::parse(&note);
-    let table = checkpoints(&mut a, &note, meta.body_start);
+    let table = checkpoints(&mut a, &note, meta.body_start, false);
     assert!(
         table.len() > 2 * CHECKPOINT_BYTES,
         "a big note gets a table"
     );
     let small = &note[..2000];
     let small_meta = crate::text::note::parse(small);
-    assert!(checkpoints(&mut a, small, small_meta.body_start).is_empty());
+    assert!(checkpoints(&mut a, small, small_meta.body_start, false).is_empty());
     for (text, table, meta) in [
         (&note[..], &table[..], &meta),
         (small, &[][..], &small_meta),
@@ -101,7 +101,7 @@ fn work_per_lookup_is_bounded_by_the_table() {
         note.push_str(&format!("w{} ", i % 977));
     }
     let mut a = analyzer::text_analyzer();
-    let table = checkpoints(&mut a, &note, 0);
+    let table = checkpoints(&mut a, &note, 0, false);
     work();
     for pos in [0u32, 1, 50_000, 199_999] {
         let spot = locate(&mut a, &note, &table, 0, pos);
@@ -114,4 +114,17 @@ fn work_per_lookup_is_bounded_by_the_table() {
         max <= 6 * CHECKPOINT_EVERY as u64,
         "one lookup tokenized {max} bytes"
     );
+}
+
+#[test]
+fn the_length_prior_starts_beyond_an_article_and_grows_with_the_log() {
+    assert_eq!(length_prior(0, 2), 0.0);
+    assert_eq!(length_prior(2000, 2), 0.0);
+    let twice = length_prior(4000, 2);
+    assert!((twice - 2.5 * 2f32.ln()).abs() < 1e-4, "{twice}");
+    // Each doubling costs the same; more words, more of it.
+    assert!((length_prior(8000, 2) - 2.0 * twice).abs() < 1e-3);
+    assert!((length_prior(4000, 4) - 1.5 * twice).abs() < 1e-3);
+    // One word gains nothing from the choice of window.
+    assert_eq!(length_prior(1_000_000, 1), 0.0);
 }

@@ -48,7 +48,9 @@ struct Features {
 /// excerpt.
 ///
 /// The signals come from the postings of the candidates (term frequencies, positions), so a
-/// note is only read back (and tokenized, for the excerpt) when it is returned.
+/// note is only read back (and tokenized, for the excerpt) when it is returned; a giant note
+/// unchanged on disk is not read back at all, only its passage's stretch of the file.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn rerank(
     searcher: &Searcher,
     fields: &Fields,
@@ -56,6 +58,7 @@ pub(crate) fn rerank(
     terms: &[ExpandedTerm],
     candidates: &[(f32, DocAddress)],
     limit: usize,
+    vault: &std::path::Path,
     #[cfg_attr(not(feature = "tuning"), allow(unused_variables, clippy::ptr_arg))]
     warnings: &mut Vec<String>,
 ) -> Result<Vec<SearchHit>> {
@@ -189,7 +192,8 @@ pub(crate) fn rerank(
         // A long note's BM25 says less about it: the same factor as its heading matches.
         let bm25 =
             bm25_part(bm25, max_bm25) * passage::focus(f.body_len).powf(tune("focus_bm25", 1.0));
-        scored.push((f64::from(bonus + bm25), i));
+        let prior = passage::length_prior(f.body_len, terms.len());
+        scored.push((f64::from(bonus + bm25 - prior), i));
     }
     scored.sort_by(|a, b| {
         b.0.partial_cmp(&a.0)
@@ -198,8 +202,49 @@ pub(crate) fn rerank(
     });
     scored.truncate(limit);
 
+    let phrases: Vec<&[String]> = q
+        .phrases
+        .iter()
+        .chain(std::iter::once(&q.sequence))
+        .map(Vec::as_slice)
+        .collect();
     let mut out = Vec::with_capacity(scored.len());
     for (score, i) in scored {
+        let f = &mut feats[i];
+        // A giant note unchanged on disk: its passage comes from the file, not the doc store.
+        if let Some(d) = passage::disk::show(
+            searcher,
+            fields,
+            vault,
+            candidates[i].1,
+            &mut analyzer,
+            &phrases,
+            &f.positions,
+            &mut f.occs,
+            &rarity,
+        )? {
+            let (matched, highlight) = matched_terms(terms, &f.terms);
+            let modified_ns = crate::local::list::mtime_of(searcher, fields, candidates[i].1);
+            out.push(SearchHit {
+                basename: stem_of(&d.path),
+                path: d.path,
+                // Only a note's text is its file's bytes: the others never take this path.
+                kind: FileKind::Note,
+                page: None,
+                score: round_to(score, 2),
+                engine: ENGINE_LOCAL.into(),
+                excerpt: d.excerpt,
+                line: Some(d.spot.line),
+                heading: d.spot.heading,
+                tags: d.tags,
+                aliases: d.aliases,
+                modified: modified_ns.and_then(crate::core::rfc3339),
+                modified_ns,
+                matched,
+                highlight,
+            });
+            continue;
+        }
         let doc: TantivyDocument = searcher
             .doc(candidates[i].1)
             .context("reading a stored note")?;
@@ -211,13 +256,6 @@ pub(crate) fn rerank(
             .get_first(fields.checkpoints)
             .and_then(|v| v.as_bytes())
             .unwrap_or_default();
-        let phrases: Vec<&[String]> = q
-            .phrases
-            .iter()
-            .chain(std::iter::once(&q.sequence))
-            .map(Vec::as_slice)
-            .collect();
-        let f = &mut feats[i];
         // The best passage (a phrase first), located through the checkpoint table: the work
         // is bounded by the passage, not the note.
         let shown = passage::show(
@@ -236,14 +274,7 @@ pub(crate) fn rerank(
             .unwrap_or_default()
             .to_string();
         let modified_ns = crate::local::list::mtime_of(searcher, fields, candidates[i].1);
-        let mut matched = Vec::new();
-        let mut highlight = Vec::new();
-        for (t, h) in terms.iter().zip(&feats[i].terms) {
-            if h.title.max(h.alias).max(h.head).max(h.body).max(h.tags) > 0.0 {
-                matched.push(t.text.clone());
-                highlight.extend(t.variants.all.keys().cloned());
-            }
-        }
+        let (matched, highlight) = matched_terms(terms, &feats[i].terms);
         let kind = FileKind::of_name(&path).unwrap_or_default();
         // A canvas's card or a PDF's page bounds the excerpt: it never mixes two of them.
         let (excerpt, line, page) = match kind {
@@ -291,6 +322,19 @@ pub(crate) fn rerank(
         });
     }
     Ok(out)
+}
+
+/// The query terms a note matched, and every variant of them to highlight.
+fn matched_terms(terms: &[ExpandedTerm], hits: &[TermHits]) -> (Vec<String>, Vec<String>) {
+    let mut matched = Vec::new();
+    let mut highlight = Vec::new();
+    for (t, h) in terms.iter().zip(hits) {
+        if h.title.max(h.alias).max(h.head).max(h.body).max(h.tags) > 0.0 {
+            matched.push(t.text.clone());
+            highlight.extend(t.variants.all.keys().cloned());
+        }
+    }
+    (matched, highlight)
 }
 
 /// Calls `f(i, postings)` for each candidate `(i, doc)` (sorted by doc) that holds `term`,

@@ -106,6 +106,8 @@ fn ranked(t: &Tiny, q: &str) -> Vec<SearchHit> {
         &terms,
         &top,
         10,
+        // Notes in memory only: every hit is shown from its stored document.
+        std::path::Path::new(""),
         &mut Vec::new(),
     )
     .unwrap()
