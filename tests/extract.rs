@@ -356,3 +356,22 @@ fn a_search_extracts_a_few_pdfs_and_the_cache_spares_the_rest() {
     assert_eq!(stamps(&cache), before);
     assert_eq!(local(&env, "platypus").results.len(), 5);
 }
+
+/// A PDF over `--max-pdf-bytes` is remembered as such, and indexed once a run's cap admits it.
+#[test]
+fn a_raised_pdf_cap_indexes_what_was_too_large() {
+    let env = Env::new();
+    env.write("note.md", "a plain note\n");
+    env.write_bytes("manual.pdf", &pdf(&["the platypus chapter"]));
+    let out = env.run(&["--max-pdf-bytes", "100", "index", "--json"]);
+    assert_ok(&out);
+    let r: vault_search::IndexReport = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r.skipped, 1, "{r:?}");
+    let small = env.search_json(&["--max-pdf-bytes", "100", "--source", "local", "platypus"]);
+    assert!(small.results.is_empty(), "{small:?}");
+    let out = env.run(&["index", "--json"]);
+    assert_ok(&out);
+    let r: vault_search::IndexReport = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!((r.skipped, r.added), (0, 1), "{r:?}");
+    assert_eq!(local(&env, "platypus").results[0].path, "manual.pdf");
+}

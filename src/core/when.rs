@@ -8,6 +8,8 @@
 //! at the date asked for, so `2026-07-01` in Paris is midnight at +02:00 and `2026-12-01` at
 //! +01:00; a midnight skipped by a DST change is the first instant after the gap.
 
+use std::sync::OnceLock;
+
 use anyhow::{bail, Context, Result};
 use jiff::tz::TimeZone;
 use jiff::{civil, Timestamp};
@@ -18,7 +20,7 @@ use jiff::{civil, Timestamp};
 /// `yesterday` (local midnight).
 pub fn parse_time(text: &str, now_ns: i64) -> Result<i64> {
     let t = text.trim();
-    let tz = TimeZone::system();
+    let tz = local_tz();
     let now =
         Timestamp::from_nanosecond(i128::from(now_ns)).context("the clock is out of range")?;
     let ts = match t.to_ascii_lowercase().as_str() {
@@ -95,11 +97,31 @@ pub(crate) fn now_ns() -> i64 {
     i64::try_from(Timestamp::now().as_nanosecond()).unwrap_or(i64::MAX)
 }
 
+/// The local time zone, looked up once per process. Without `$TZ`, `/etc/localtime` is read
+/// directly on Unix: jiff's own lookup first indexes the whole tz database directory to name
+/// the zone (about 3 million instructions and a stat per zone file), which a search that
+/// prints one date per hit does not need. Elsewhere, or when that fails, jiff decides.
+fn local_tz() -> TimeZone {
+    static TZ: OnceLock<TimeZone> = OnceLock::new();
+    TZ.get_or_init(|| {
+        #[cfg(unix)]
+        if std::env::var_os("TZ").is_none() {
+            if let Ok(data) = std::fs::read("/etc/localtime") {
+                if let Ok(tz) = TimeZone::tzif("Local", &data) {
+                    return tz;
+                }
+            }
+        }
+        TimeZone::system()
+    })
+    .clone()
+}
+
 /// RFC 3339 in local time, to the second (`2026-11-30T14:00:00+01:00`).
 pub(crate) fn rfc3339(ns: i64) -> Option<String> {
     let ts = Timestamp::from_nanosecond(i128::from(ns)).ok()?;
     Some(
-        ts.to_zoned_datetime(TimeZone::system())
+        ts.to_zoned_datetime(local_tz())
             .strftime("%Y-%m-%dT%H:%M:%S%:z")
             .to_string(),
     )

@@ -30,12 +30,19 @@ pub(crate) const SUBCOMMAND: &str = "__extract-pdf";
 const MAX_OUTPUT_BYTES: u64 = 64 * 1024 * 1024;
 
 /// What the child prints, and what the cache holds.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub(crate) struct Extracted {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) pages: Option<Vec<String>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) error: Option<String>,
+    /// Set when the extraction ran out of time: the time limit it had (ms). A cached timeout
+    /// holds only for a limit no longer than that one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) timed_out_ms: Option<u64>,
+    /// The extractor could not be run at all (not cached: nothing about the file is known).
+    #[serde(skip)]
+    pub(crate) not_run: bool,
 }
 
 /// What came of one PDF.
@@ -76,7 +83,12 @@ impl<'a> Extractor<'a> {
             .cache
             .map(|dir| dir.join(format!("{}.json", hash.to_hex())));
         if let Some(hit) = cached.as_deref().and_then(read_cache) {
-            return outcome(hit);
+            let longer_limit = hit
+                .timed_out_ms
+                .is_some_and(|ms| self.limits.timeout_ms > ms);
+            if !longer_limit {
+                return outcome(hit);
+            }
         }
         if let Some(left) = &self.left {
             let took =
@@ -96,7 +108,9 @@ impl<'a> Extractor<'a> {
             run_child(self.program, path, self.limits)
         };
         if let (Some(file), Some(dir)) = (cached.as_deref(), self.cache) {
-            write_cache(dir, file, &extracted);
+            if !extracted.not_run {
+                write_cache(dir, file, &extracted);
+            }
         }
         outcome(extracted)
     }
@@ -106,6 +120,16 @@ fn failed(why: impl Into<String>) -> Extracted {
     Extracted {
         pages: None,
         error: Some(why.into()),
+        timed_out_ms: None,
+        not_run: false,
+    }
+}
+
+/// The extractor could not be started or read: says nothing about the file.
+fn not_run(why: impl Into<String>) -> Extracted {
+    Extracted {
+        not_run: true,
+        ..failed(why)
     }
 }
 
@@ -153,12 +177,12 @@ fn run_child(program: &Path, path: &Path, limits: PdfLimits) -> Extracted {
         .stderr(Stdio::null());
     let mut child = match cmd.spawn() {
         Ok(c) => c,
-        Err(e) => return failed(format!("cannot start the PDF extractor: {e}")),
+        Err(e) => return not_run(format!("cannot start the PDF extractor: {e}")),
     };
     let Some(stdout) = child.stdout.take() else {
         let _ = child.kill();
         let _ = child.wait();
-        return failed("cannot read the PDF extractor");
+        return not_run("cannot read the PDF extractor");
     };
     // Read on a thread so that a child that fills the pipe never blocks the time limit.
     let reader = std::thread::spawn(move || {
@@ -179,14 +203,17 @@ fn run_child(program: &Path, path: &Path, limits: PdfLimits) -> Extracted {
         let _ = child.kill();
         let _ = child.wait();
         let _ = reader.join();
-        return failed(format!(
-            "extraction took longer than {:.1} s",
-            limits.timeout_ms as f64 / 1000.0
-        ));
+        return Extracted {
+            timed_out_ms: Some(limits.timeout_ms),
+            ..failed(format!(
+                "extraction took longer than {:.2} s",
+                limits.timeout_ms as f64 / 1000.0
+            ))
+        };
     };
     let out = match reader.join() {
         Ok(Ok(out)) => out,
-        _ => return failed("cannot read the PDF extractor's output"),
+        _ => return not_run("cannot read the PDF extractor's output"),
     };
     if out.len() as u64 > MAX_OUTPUT_BYTES {
         return failed(format!(

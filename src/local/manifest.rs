@@ -10,6 +10,11 @@
 use anyhow::Result;
 use tantivy::DocAddress;
 
+/// The `stub` value of a placeholder for a file over its size cap (other placeholders: 2).
+pub(crate) const STUB_TOO_LARGE: u64 = 1;
+/// The `stub` value of a placeholder for a file whose content could not be indexed.
+pub(crate) const STUB_FAILED: u64 = 2;
+
 /// What the index holds for one path.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Known {
@@ -19,6 +24,9 @@ pub(crate) struct Known {
     /// A placeholder: the file could not be indexed (over its size cap, or its text could not
     /// be extracted); it is not read again until it changes.
     pub skipped: bool,
+    /// That placeholder is for a file over its size cap (which a raised cap may admit), not
+    /// one whose content failed.
+    pub too_large: bool,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -125,16 +133,15 @@ impl Manifest {
                 else {
                     continue;
                 };
+                let stub = skipped.as_ref().and_then(|c| c.first(doc));
                 out.insert(
                     &key_bytes[a..b],
                     Known {
                         size: sizes.first(doc).unwrap_or(0),
                         mtime_ns: mtimes.first(doc).unwrap_or(0),
                         addr: DocAddress::new(seg_ord as u32, doc),
-                        skipped: skipped
-                            .as_ref()
-                            .and_then(|c| c.first(doc))
-                            .is_some_and(|v| v != 0),
+                        skipped: stub.is_some_and(|v| v != 0),
+                        too_large: stub == Some(STUB_TOO_LARGE),
                     },
                 );
             }
@@ -258,6 +265,7 @@ mod tests {
             mtime_ns: n as i64,
             addr: DocAddress::new(0, n as u32),
             skipped: false,
+            too_large: false,
         }
     }
 

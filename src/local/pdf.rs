@@ -42,6 +42,7 @@ pub(crate) fn extract_file(path: &Path) -> Extracted {
     let failed = |why: String| Extracted {
         pages: None,
         error: Some(why),
+        ..Extracted::default()
     };
     let bytes = match std::fs::read(path) {
         Ok(b) => b,
@@ -50,7 +51,7 @@ pub(crate) fn extract_file(path: &Path) -> Extracted {
     match std::panic::catch_unwind(|| pages(&bytes)) {
         Ok(Ok(pages)) => Extracted {
             pages: Some(pages),
-            error: None,
+            ..Extracted::default()
         },
         Ok(Err(why)) => failed(why),
         Err(_) => failed("the PDF parser failed on this file".into()),

@@ -109,16 +109,17 @@ pub(super) fn plan_with(
                     let cap = limits.max_bytes(kind);
                     // A placeholder stays one, whatever the racy window says, until its file
                     // changes: nothing to read. Still over the cap: named again in this run.
-                    if k.skipped && k.size > cap {
+                    if k.too_large && k.size > cap {
                         plan.skipped.push(SkippedFile {
                             path: rel.clone(),
                             reason: too_large(cap, kind),
                         });
                         continue;
                     }
-                    // A note's stub under a raised cap is read below; other placeholders
-                    // (a PDF that failed to extract) wait for a change.
-                    if k.skipped && kind != FileKind::Note {
+                    // A placeholder of a file over the cap is read below once a raised cap
+                    // admits it; one whose content failed (a PDF that did not extract) waits
+                    // for a change.
+                    if k.skipped && !k.too_large {
                         continue;
                     }
                     if !k.skipped && k.mtime_ns < racy_after {

@@ -10,6 +10,7 @@ use tantivy::indexer::{NoMergePolicy, UserOperation};
 use tantivy::{Index, IndexWriter, TantivyDocument, Term};
 
 use super::extract::{Extractor, Outcome};
+use super::manifest::{STUB_FAILED, STUB_TOO_LARGE};
 use super::plan::{decode, kind_of, read_capped, Plan, Unread, Upsert};
 use super::schema::{self, Fields};
 use super::store::{self, Payload};
@@ -62,7 +63,9 @@ pub(super) fn write(
     let extractor = Extractor::new(limits.pdf, text_cache);
     let total = plan.upserts.len() as u64;
     let fields = schema::fields();
-    let nothing_to_commit = plan.is_noop() && !fresh && !plan.wants_bump();
+    let wants_bump = plan.wants_bump();
+    let nothing_to_commit = plan.is_noop() && !fresh && !wants_bump;
+    let removes = plan.removes.len();
     let mut report = IndexReport {
         index_dir: dir.display().to_string(),
         unchanged: plan.unchanged,
@@ -114,7 +117,9 @@ pub(super) fn write(
                             limits,
                             extractor: extractor.as_ref(),
                         };
+                        let before = ops.len();
                         prepare_one(&ctx, up, &mut t, &mut ops);
+                        t.ops += (ops.len() - before) as u64;
                         progress.inc();
                         if ops.len() >= WRITE_BATCH {
                             writer
@@ -136,6 +141,7 @@ pub(super) fn write(
             .collect()
     });
     progress.committing();
+    let mut ops = 0;
     for t in tallies {
         let t = t?;
         report.added += t.added;
@@ -145,9 +151,15 @@ pub(super) fn write(
         live += t.added + t.updated + t.touched;
         report.skipped_files.extend(t.skipped);
         report.pending += t.pending;
+        ops += t.ops;
     }
     report.notes = live;
     report.skipped = report.skipped_files.len() as u64;
+    // Nothing came of the plan (a file that could not be read, a PDF still pending): no
+    // commit, so the next run and every search don't find a new commit to chase.
+    if ops == 0 && removes == 0 && !fresh && !wants_bump {
+        return Ok(report);
+    }
     let payload = Payload {
         format: schema::index_format(),
         run_started_ns,
@@ -170,6 +182,8 @@ pub(super) fn write(
 /// What one writing thread did.
 #[derive(Debug, Default)]
 struct Tally {
+    /// Index operations queued (deletes and adds).
+    ops: u64,
     added: u64,
     updated: u64,
     touched: u64,
@@ -269,7 +283,9 @@ fn prepare_one(ctx: &Ctx<'_>, up: Upsert, t: &mut Tally, ops: &mut Vec<UserOpera
                 path: up.note.rel.clone(),
                 reason: reason.clone(),
             });
-            placeholder(fields, &up.note, kind, reason, hash.as_bytes())
+            // A document that turns into a placeholder leaves the notes.
+            t.removed += u64::from(up.replaces && !up.was_skipped);
+            placeholder(fields, &up.note, kind, reason, hash.as_bytes(), false)
         }
     };
     ops.push(UserOperation::Add(doc));
@@ -352,7 +368,7 @@ fn placeholder_or_skip(
         reason: reason.clone(),
     });
     ops.push(UserOperation::Add(placeholder(
-        fields, &up.note, kind, &reason, &[0; 32],
+        fields, &up.note, kind, &reason, &[0; 32], true,
     )));
 }
 
@@ -383,10 +399,18 @@ fn placeholder(
     kind: FileKind,
     reason: &str,
     hash: &[u8; 32],
+    too_large: bool,
 ) -> TantivyDocument {
     let mut doc = file_document(fields, note, kind);
     doc.add_text(fields.skipped, "yes");
-    doc.add_u64(fields.stub, 1);
+    doc.add_u64(
+        fields.stub,
+        if too_large {
+            STUB_TOO_LARGE
+        } else {
+            STUB_FAILED
+        },
+    );
     doc.add_text(fields.skip_reason, reason);
     doc.add_bytes(fields.hash, hash.as_slice());
     doc

@@ -120,6 +120,33 @@ pub(crate) fn resolve(vault: &Path, raw: &str) -> Result<PathBuf, String> {
     Ok(real)
 }
 
+/// Reads one line into `buf`, keeping at most `keep` bytes of it (the rest is consumed, not
+/// stored), so a note that is one line of gigabytes costs `keep` bytes of memory.
+fn read_line_capped(
+    r: &mut impl BufRead,
+    buf: &mut Vec<u8>,
+    keep: usize,
+) -> std::io::Result<usize> {
+    let mut total = 0;
+    loop {
+        let chunk = r.fill_buf()?;
+        if chunk.is_empty() {
+            return Ok(total);
+        }
+        let (used, done) = match chunk.iter().position(|&b| b == b'\n') {
+            Some(i) => (i + 1, true),
+            None => (chunk.len(), false),
+        };
+        let room = keep.saturating_sub(buf.len());
+        buf.extend_from_slice(&chunk[..used.min(room)]);
+        r.consume(used);
+        total += used;
+        if done {
+            return Ok(total);
+        }
+    }
+}
+
 fn read(vault: &Path, p: &ReadParams) -> Result<String, String> {
     let (from, requested) = window(p)?;
     let want = requested.min(MAX_LINES);
@@ -133,14 +160,13 @@ fn read(vault: &Path, p: &ReadParams) -> Result<String, String> {
     let mut cut_by_bytes = false;
     loop {
         buf.clear();
-        let got = reader
-            .read_until(b'\n', &mut buf)
+        let got = read_line_capped(&mut reader, &mut buf, MAX_BYTES + 1)
             .map_err(|e| format!("cannot read {:?}: {e}", p.path))?;
         if got == 0 {
             break;
         }
         n += 1;
-        if n < from || n >= from + want || cut_by_bytes {
+        if n < from || n >= from.saturating_add(want) || cut_by_bytes {
             // Past the window the loop only counts lines, for the "of N" in the header.
             continue;
         }
@@ -236,5 +262,24 @@ mod tests {
         );
         assert!(window(&p(Some(1), None, Some(1), None)).is_err());
         assert!(window(&p(Some(0), None, None, None)).is_err());
+    }
+}
+
+#[cfg(test)]
+mod line_tests {
+    use super::read_line_capped;
+
+    #[test]
+    fn a_long_line_is_consumed_but_not_kept() {
+        let text = format!("{}\nsecond\n", "x".repeat(100_000));
+        let mut r = std::io::BufReader::with_capacity(64, text.as_bytes());
+        let mut buf = Vec::new();
+        assert_eq!(read_line_capped(&mut r, &mut buf, 10).unwrap(), 100_001);
+        assert_eq!(buf.len(), 10);
+        buf.clear();
+        assert_eq!(read_line_capped(&mut r, &mut buf, 10).unwrap(), 7);
+        assert_eq!(buf, b"second\n");
+        buf.clear();
+        assert_eq!(read_line_capped(&mut r, &mut buf, 10).unwrap(), 0);
     }
 }
