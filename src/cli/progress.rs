@@ -8,6 +8,19 @@ use std::time::{Duration, Instant};
 
 use crate::core::IndexProgress;
 
+/// `  indexing [=====>        ] 1200/3000 notes`: 40 cells wide.
+fn bar_line(msg: &str, done: u64, total: u64) -> String {
+    const WIDTH: u64 = 40;
+    let done = done.min(total);
+    let full = (done * WIDTH).checked_div(total).unwrap_or(WIDTH);
+    let mut bar = "=".repeat(full as usize);
+    if full < WIDTH {
+        bar.push('>');
+        bar.push_str(&" ".repeat((WIDTH - full - 1) as usize));
+    }
+    format!("{msg:>10} [{bar}] {done}/{total} notes")
+}
+
 /// Shows after this long.
 const DELAY: Duration = Duration::from_secs(1);
 
@@ -43,32 +56,28 @@ impl IndexProgress for TerminalProgress {
                 .ok()
                 .and_then(|v| v.parse().ok())
                 .map_or(DELAY, Duration::from_millis);
-            let mut bar: Option<indicatif::ProgressBar> = None;
+            let mut drawn = false;
+            let mut last = String::new();
             while !stop.load(Ordering::Relaxed) {
-                std::thread::sleep(Duration::from_millis(20));
-                if bar.is_none() && started.elapsed() >= delay {
-                    let b = indicatif::ProgressBar::with_draw_target(
-                        Some(total),
-                        indicatif::ProgressDrawTarget::stderr(),
-                    );
-                    if let Ok(style) = indicatif::ProgressStyle::with_template(
-                        "{msg:>10} [{bar:40}] {pos}/{len} notes",
-                    ) {
-                        b.set_style(style.progress_chars("=> "));
-                    }
-                    bar = Some(b);
+                std::thread::sleep(Duration::from_millis(50));
+                if !drawn && started.elapsed() < delay {
+                    continue;
                 }
-                if let Some(b) = &bar {
-                    b.set_position(done.load(Ordering::Relaxed));
-                    b.set_message(if committing.load(Ordering::Relaxed) {
-                        "committing"
-                    } else {
-                        "indexing"
-                    });
+                drawn = true;
+                let msg = if committing.load(Ordering::Relaxed) {
+                    "committing"
+                } else {
+                    "indexing"
+                };
+                let line = bar_line(msg, done.load(Ordering::Relaxed), total);
+                if line != last {
+                    eprint!("\r{line}");
+                    last = line;
                 }
             }
-            if let Some(b) = bar {
-                b.finish_and_clear();
+            if drawn {
+                // Clears the line: what stays on the terminal is the summary.
+                eprint!("\r{:width$}\r", "", width = last.chars().count());
             }
         });
         if let Ok(mut slot) = self.ticker.lock() {
@@ -91,5 +100,34 @@ impl Drop for TerminalProgress {
         if let Some(t) = self.ticker.get_mut().ok().and_then(Option::take) {
             let _ = t.join();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::bar_line;
+
+    #[test]
+    fn draws_the_bar() {
+        assert_eq!(
+            bar_line("indexing", 0, 4),
+            format!("  indexing [>{}] 0/4 notes", " ".repeat(39))
+        );
+        assert_eq!(
+            bar_line("indexing", 2, 4),
+            format!(
+                "  indexing [{}>{}] 2/4 notes",
+                "=".repeat(20),
+                " ".repeat(19)
+            )
+        );
+        assert_eq!(
+            bar_line("committing", 4, 4),
+            format!("committing [{}] 4/4 notes", "=".repeat(40))
+        );
+        assert_eq!(
+            bar_line("indexing", 0, 0),
+            format!("  indexing [{}] 0/0 notes", "=".repeat(40))
+        );
     }
 }
