@@ -159,6 +159,7 @@ fn accept_loop(
                 &mut stream,
                 &Response::error(503, "too many connections; try again"),
                 false,
+                Duration::from_millis(100),
             );
             continue;
         }
@@ -192,12 +193,12 @@ fn handle(mut stream: TcpStream, limits: Limits, handler: &Arc<Handler>) {
             let head_only = req.method == "HEAD";
             let resp = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| handler(&req)))
                 .unwrap_or_else(|_| Response::error(500, "internal error"));
-            let _ = write_response(&mut stream, &resp, head_only);
+            let _ = write_response(&mut stream, &resp, head_only, limits.write_timeout);
             return;
         }
         Err(resp) => resp,
     };
-    let _ = write_response(&mut stream, &response, false);
+    let _ = write_response(&mut stream, &response, false, limits.write_timeout);
 }
 
 /// Reads and parses the request head within the limits; a refusal is the answer to send.
@@ -335,7 +336,33 @@ fn reason(status: u16) -> &'static str {
     }
 }
 
-fn write_response(stream: &mut TcpStream, r: &Response, head_only: bool) -> std::io::Result<()> {
+/// Writes all of `bytes` within `budget` in all: the socket's write timeout bounds each call
+/// only, so a client that reads a byte every few seconds would otherwise hold its connection
+/// slot for as long as it likes. Each write gets what is left of the budget.
+fn write_within(stream: &mut TcpStream, mut bytes: &[u8], budget: Duration) -> std::io::Result<()> {
+    let deadline = Instant::now() + budget;
+    while !bytes.is_empty() {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(std::io::ErrorKind::TimedOut.into());
+        }
+        stream.set_write_timeout(Some(left))?;
+        // Small steps, so a slow reader meets the deadline between them.
+        let n = stream.write(&bytes[..bytes.len().min(16 * 1024)])?;
+        if n == 0 {
+            return Err(std::io::ErrorKind::WriteZero.into());
+        }
+        bytes = &bytes[n..];
+    }
+    Ok(())
+}
+
+fn write_response(
+    stream: &mut TcpStream,
+    r: &Response,
+    head_only: bool,
+    budget: Duration,
+) -> std::io::Result<()> {
     let mut head = format!(
         "HTTP/1.1 {} {}\r\nContent-Type: {}\r\nContent-Length: {}\r\nConnection: close\r\nCache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\n",
         r.status,
@@ -354,7 +381,7 @@ fn write_response(stream: &mut TcpStream, r: &Response, head_only: bool) -> std:
     if !head_only {
         out.extend_from_slice(&r.body);
     }
-    stream.write_all(&out)?;
+    write_within(stream, &out, budget)?;
     stream.flush()?;
     // The whole head was read and bodies are refused, so nothing unread is left that would
     // turn the close into a reset.
