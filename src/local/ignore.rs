@@ -43,7 +43,9 @@ pub(super) fn to_regex(filter: &str) -> String {
     }
 }
 
-fn escape(s: &str) -> String {
+/// Escapes the regex meta characters of a literal (those of `regex-syntax`, and `"`; `<` and
+/// `>` stay as they are, escaped they would be word boundaries).
+pub(in crate::local) fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len() * 2);
     for c in s.chars() {
         if "\\.+*?()|[]{}^$#&-~\"".contains(c) {

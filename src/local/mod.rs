@@ -205,22 +205,16 @@ fn search_once(opts: &SearchOptions, warnings: &mut Vec<String>) -> Result<Local
         return in_memory(opts, "no cache directory on this system".into(), warnings);
     };
     let store = Store::new(cache, &opts.vault);
-    // A live `serve` watcher keeps the index current: search it as `--no-refresh` does (if it
-    // can't be opened, the code below updates it as without a watcher).
-    if opts.refresh && liveness::watcher_is_live(cache, &opts.vault) {
+    // Without a refresh, or while a live `serve` watcher keeps the index current, the last
+    // commit is the answer. No usable index yet: build one as a refreshing search would.
+    let watched = opts.refresh && liveness::watcher_is_live(cache, &opts.vault);
+    if !opts.refresh || watched {
         if let Ok(Some((_, _, reader))) = store.open_current_reader() {
             let hits = search::run(&reader.searcher(), opts, warnings)?;
             let mut a = answer(hits, false);
-            a.watched = true;
+            a.watched = watched;
             return Ok(a);
         }
-    }
-    if !opts.refresh {
-        if let Ok(Some((_, _, reader))) = store.open_current_reader() {
-            let hits = search::run(&reader.searcher(), opts, warnings)?;
-            return Ok(answer(hits, false));
-        }
-        // No usable index yet: build one as a refreshing search would.
     }
     // The walk starts first, before the index is even opened: it needs nothing from it and it
     // is the long part. The last commit is searched meanwhile; when the walk shows it is

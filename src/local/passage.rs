@@ -343,22 +343,8 @@ pub(crate) fn locate(
     text_start: usize,
     pos: u32,
 ) -> Spot {
-    let mut base = Checkpoint {
-        pos: 0,
-        offset: 0,
-        line: 1,
-        heading: NO_HEADING,
-        fence: 0,
-    };
-    let mut end = text.len();
-    for r in rows(table).skip(1) {
-        if r.pos <= pos {
-            base = r;
-        } else {
-            end = r.offset as usize;
-            break;
-        }
-    }
+    let (base, next) = around(table, pos);
+    let end = next.map_or(text.len(), |r| r.offset as usize);
     let from = excerpt::floor_char_boundary(text, base.offset as usize);
     let end = excerpt::floor_char_boundary(text, end.max(from));
     // Without a table the note is below CHECKPOINT_MIN_BYTES: tokenizing it is bounded too.
@@ -390,13 +376,26 @@ pub(crate) fn locate(
         clear: from,
     };
     scan.advance_to(offset);
-    Spot {
-        offset,
-        line: scan.line,
-        heading: (scan.heading != NO_HEADING)
-            .then(|| heading_text(text, scan.heading as usize))
-            .flatten(),
+    scan.spot(offset)
+}
+
+/// The checkpoint at or before body position `pos` (the start of the note when none is) and
+/// the one after it: the stretch to tokenize to locate `pos`.
+fn around(table: &[u8], pos: u32) -> (Checkpoint, Option<Checkpoint>) {
+    let mut base = Checkpoint {
+        pos: 0,
+        offset: 0,
+        line: 1,
+        heading: NO_HEADING,
+        fence: 0,
+    };
+    for r in rows(table).skip(1) {
+        if r.pos > pos {
+            return (base, Some(r));
+        }
+        base = r;
     }
+    (base, None)
 }
 
 /// Walks a text line by line, tracking the line number, code fences and the last heading.
@@ -414,6 +413,17 @@ struct LineScan<'a> {
 }
 
 impl<'a> LineScan<'a> {
+    /// The spot at `offset`, once the scan has advanced to it.
+    fn spot(&self, offset: usize) -> Spot {
+        Spot {
+            offset,
+            line: self.line,
+            heading: (self.heading != NO_HEADING)
+                .then(|| heading_text(self.text, self.heading as usize))
+                .flatten(),
+        }
+    }
+
     fn new(text: &'a str, text_start: usize) -> Self {
         LineScan {
             text,
@@ -557,13 +567,7 @@ pub(crate) fn show(
                 .map_or(text_start, |i| text_start + i);
             let mut scan = LineScan::new(text, text_start);
             scan.advance_to(offset);
-            Spot {
-                offset,
-                line: scan.line,
-                heading: (scan.heading != NO_HEADING)
-                    .then(|| heading_text(text, scan.heading as usize))
-                    .flatten(),
-            }
+            scan.spot(offset)
         }
     };
     Shown { spot, text_start }

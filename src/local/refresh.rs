@@ -131,29 +131,12 @@ pub(crate) fn check<T>(
 /// meanwhile), the check runs again first, under the lock.
 pub(crate) fn apply<T>(
     store: &Store,
-    lock: &WriterLock,
+    _lock: &WriterLock,
     vault: &Path,
     limits: Limits,
     checked: Checked<T>,
     progress: &dyn IndexProgress,
     warnings: &mut Vec<String>,
-) -> Result<(Index, IndexReport)> {
-    apply_once(
-        store, lock, vault, limits, checked, progress, warnings, true,
-    )
-}
-
-// `lock` is never read: holding it is the proof that nobody else writes.
-#[allow(clippy::too_many_arguments, clippy::only_used_in_recursion)]
-fn apply_once<T>(
-    store: &Store,
-    lock: &WriterLock,
-    vault: &Path,
-    limits: Limits,
-    checked: Checked<T>,
-    progress: &dyn IndexProgress,
-    warnings: &mut Vec<String>,
-    may_recheck: bool,
 ) -> Result<(Index, IndexReport)> {
     let Checked {
         base,
@@ -164,12 +147,15 @@ fn apply_once<T>(
         ..
     } = checked;
     // A rebuild replaces whatever is there; otherwise the plan is only valid against the
-    // commit it was made from.
-    // Under the lock nobody else commits, so one check again is always enough.
-    if may_recheck && !rebuild && !still_current(store, base.as_ref(), seen_dir.as_deref()) {
-        let again = check(store, vault, limits, false, warnings, |_| Ok(()))?;
-        return apply_once(store, lock, vault, limits, again, progress, warnings, false);
-    }
+    // commit it was made from. Under the lock nobody else commits, so one check again is
+    // always enough.
+    let (base, plan, run_started_ns) =
+        if rebuild || still_current(store, base.as_ref(), seen_dir.as_deref()) {
+            (base, plan, run_started_ns)
+        } else {
+            let again = check(store, vault, limits, false, warnings, |_| Ok(()))?;
+            (again.base, again.plan, again.run_started_ns)
+        };
     let (index, dir, fresh) = match base {
         Some(b) => (b.index, b.dir, false),
         None => {

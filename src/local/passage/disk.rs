@@ -19,8 +19,8 @@ use tantivy::tokenizer::TextAnalyzer;
 use tantivy::{DocAddress, Searcher};
 
 use super::{
-    best_window, encode, heading_text, locate, phrase_at, rows, window_tokens, Checkpoint, Occ,
-    Spot, HEADING_BYTES, NO_HEADING,
+    around, best_window, encode, heading_text, locate, phrase_at, rows, window_tokens, Checkpoint,
+    Occ, Spot, HEADING_BYTES, NO_HEADING,
 };
 use crate::local::schema::Fields;
 use crate::text::excerpt;
@@ -194,22 +194,7 @@ fn show_in_file(
         .or_else(|| best_window(occs, rarity, width, 0).map(|w| w.first))?;
     // The same stretch `locate` would tokenize: from the checkpoint at or before `pos` to
     // the next one.
-    let mut base = Checkpoint {
-        pos: 0,
-        offset: 0,
-        line: 1,
-        heading: NO_HEADING,
-        fence: 0,
-    };
-    let mut next = None;
-    for r in rows(table).skip(1) {
-        if r.pos <= pos {
-            base = r;
-        } else {
-            next = Some(r);
-            break;
-        }
-    }
+    let (base, next) = around(table, pos);
     let end = next.map_or(size, |r| u64::from(r.offset));
     if end.saturating_sub(u64::from(base.offset)) > MAX_STRETCH {
         return None;

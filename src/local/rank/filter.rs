@@ -19,6 +19,7 @@ use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::Term;
 
 use crate::core::{Filters, Scope};
+use crate::local::ignore::escape;
 use crate::local::query::ParsedQuery;
 use crate::local::schema::Fields;
 
@@ -130,19 +131,6 @@ fn path_regex(field: Field, pattern: &str) -> Box<dyn Query> {
         // answer that never widens a filter.
         Err(_) => Box::new(tantivy::query::EmptyQuery),
     }
-}
-
-/// Escapes the regex meta characters of a literal (those of `regex-syntax`; `<` and `>` stay
-/// as they are, escaped they would be word boundaries).
-fn escape(literal: &str) -> String {
-    let mut out = String::with_capacity(literal.len() * 2);
-    for c in literal.chars() {
-        if "\\.+*?()|[]{}^$#&-~".contains(c) {
-            out.push('\\');
-        }
-        out.push(c);
-    }
-    out
 }
 
 pub(super) fn raw_term(field: Field, text: &str) -> Box<dyn Query> {
