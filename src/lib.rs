@@ -31,6 +31,7 @@
 
 mod core;
 mod dispatch;
+mod heap;
 mod local;
 mod mcp;
 mod omnisearch;

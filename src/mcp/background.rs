@@ -106,6 +106,7 @@ impl Indexer {
                 if let Outcome::Failed(why) = &outcome {
                     eprintln!("vault-search mcp: background indexing failed: {why}");
                 }
+                crate::heap::release_free_memory();
                 *me.lock() = Phase::Finished(outcome);
                 me.changed.notify_all();
             });

@@ -109,6 +109,7 @@ pub fn run(opts: McpOptions) -> Result<()> {
         print!("{}", config_snippets::snippet(client, &bin, &opts.vault));
         return Ok(());
     }
+    crate::heap::for_long_running();
     // One thread drives the protocol; tool calls run on the blocking pool.
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -169,7 +170,13 @@ impl Server {
         Parameters(p): Parameters<tools::SearchParams>,
     ) -> Result<CallToolResult, ErrorData> {
         let ctx = Arc::clone(&self.ctx);
-        blocking(move || tools::search_notes(&ctx, p)).await
+        blocking(move || {
+            let result = tools::search_notes(&ctx, p);
+            // A search may have updated the index on worker threads; keep memory flat.
+            crate::heap::release_free_memory();
+            result
+        })
+        .await
     }
 
     #[tool(

@@ -75,6 +75,7 @@ pub struct Health {
 
 /// Runs the server until SIGTERM/SIGINT.
 pub fn run(opts: ServeOptions) -> Result<()> {
+    crate::heap::for_long_running();
     let store = Store::new(&opts.cache_dir, &opts.vault);
     store.ensure_root()?;
     let Some(beacon) = Beacon::acquire(&store.root)? else {

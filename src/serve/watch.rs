@@ -118,7 +118,10 @@ pub(crate) fn run(
             dirty = false;
             first_dirty = None;
             last_walk = now;
-            match update(cfg) {
+            let updated = update(cfg);
+            // The update's buffers are freed by now; without this glibc keeps them mapped.
+            crate::heap::release_free_memory();
+            match updated {
                 Ok(Some(notes)) => {
                     let mut st = lock(state);
                     st.notes = notes;
