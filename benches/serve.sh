@@ -5,7 +5,8 @@
 #
 # usage: benches/serve.sh VAULT [--bin PATH/vault-search] [--omni-emu DIR] [--query Q]
 #
-# DIR is a copy of the Omnisearch stand-in with `npm install` done. Needs hyperfine and curl.
+# DIR is a copy of the Omnisearch stand-in with `npm install` done. Needs python3 and curl.
+# The CLI pairs take turns (benches/alternate.py, VS_BENCH_RUNS rounds, 150 by default).
 # The index lives in a temporary cache directory, built once before timing.
 set -euo pipefail
 
@@ -23,7 +24,9 @@ done
 [ -n "$VAULT" ] || die "give a vault directory"
 BIN="${BIN:-target/release/vault-search}"
 [ -x "$BIN" ] || die "no binary at $BIN (cargo build --release)"
-command -v hyperfine >/dev/null || die "hyperfine not found"
+command -v python3 >/dev/null || die "python3 not found"
+HERE="$(cd "$(dirname "$0")" && pwd)"
+RUNS="${VS_BENCH_RUNS:-150}"
 command -v curl >/dev/null || die "curl not found"
 
 CACHE="$(mktemp -d)"
@@ -35,11 +38,6 @@ ENC="$(python3 -c 'import sys,urllib.parse;print(urllib.parse.quote(sys.argv[1])
 
 free_port() { python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])'; }
 wait_http() { for _ in $(seq 600); do curl -sf "$1" >/dev/null && return 0; sleep 0.1; done; die "no answer from $1"; }
-# Median per command from hyperfine's JSON (means are skewed by a noisy machine).
-medians() { python3 -c 'import json, sys
-for r in json.load(open(sys.argv[1]))["results"]:
-    name = r.get("command_name") or r["command"]
-    print("  median %7.2f ms  %s" % (r["median"] * 1000, name))' "$1"; }
 rss() { awk '/VmRSS/ {print $2 " kB"}' "/proc/$1/status"; }
 
 PORT="$(free_port)"
@@ -49,10 +47,9 @@ until curl -s "http://127.0.0.1:$PORT/health" | grep -q '"caught_up":true'; do s
 echo "== serve RSS after start: $(rss "$SPID")"
 
 echo "== local search: serve watching vs --no-refresh"
-hyperfine -N --warmup 10 --runs 150 --export-json "$CACHE/a.json" \
-    -n "watched (serve running)" "$(printf '%q ' "${VS[@]}" --source local -- "$Q")" \
-    -n "no-refresh" "$(printf '%q ' "${VS[@]}" --source local --no-refresh -- "$Q")"
-medians "$CACHE/a.json"
+"$HERE/alternate.py" "$RUNS" \
+    "no-refresh=$(printf '%q ' "${VS[@]}" --source local --no-refresh -- "$Q")" \
+    "watched (serve running)=$(printf '%q ' "${VS[@]}" --source local -- "$Q")"
 
 if [ -n "$EMU" ]; then
     EPORT="$(free_port)"
@@ -84,7 +81,6 @@ echo "== serve RSS after the runs: $(rss "$SPID")"
 
 kill "$SPID"; wait "$SPID" 2>/dev/null || true; SPID=""
 echo "== local search without a server (the freshness walk) vs --no-refresh"
-hyperfine -N --warmup 10 --runs 150 --export-json "$CACHE/b.json" \
-    -n "walk (no server)" "$(printf '%q ' "${VS[@]}" --source local -- "$Q")" \
-    -n "no-refresh" "$(printf '%q ' "${VS[@]}" --source local --no-refresh -- "$Q")"
-medians "$CACHE/b.json"
+"$HERE/alternate.py" "$RUNS" \
+    "no-refresh=$(printf '%q ' "${VS[@]}" --source local --no-refresh -- "$Q")" \
+    "walk (no server)=$(printf '%q ' "${VS[@]}" --source local -- "$Q")"

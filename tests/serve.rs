@@ -40,6 +40,7 @@ struct Health {
     caught_up: bool,
     pid: u32,
     notes: u64,
+    updates: u64,
 }
 
 struct Server {
@@ -230,6 +231,29 @@ fn the_reply_has_the_plugins_shape() {
     );
     // Any other path, and a query without `q`, answer like the plugin: no results.
     assert!(server.search("").is_empty());
+}
+
+#[test]
+fn reading_the_vault_is_no_change() {
+    // Opening a folder or a note is a file-system event on Linux. Every walk opens each
+    // folder: with more folders than the event queue holds, a walk must not set off the next.
+    let env = Env::new();
+    for i in 0..2500 {
+        env.write(&format!("f{i}/n{i}.md"), "heron pond\n");
+    }
+    let server = Server::start(&env, &[]);
+    server.poll("an idle watcher", || {
+        server.health().is_some_and(|h| h.caught_up && h.notes == 2500)
+    });
+    let before = server.health().unwrap().updates;
+    // Another process walks the vault and reads every note; the server reads its hits.
+    assert_ok(&env.run(&["index", "--rebuild"]));
+    assert_eq!(server.search("heron").len(), 50);
+    // Long enough for the debounce to have fired, had any of it counted as a change.
+    std::thread::sleep(Duration::from_millis(1500));
+    let after = server.health().unwrap();
+    assert!(after.caught_up);
+    assert_eq!(after.updates, before, "reads started index updates");
 }
 
 #[test]

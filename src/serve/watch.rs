@@ -301,7 +301,16 @@ fn start_watcher(
 ) -> Result<notify::RecommendedWatcher> {
     let tx = tx.clone();
     let overflow = Arc::clone(overflow);
-    let mut w = notify::recommended_watcher(move |res| {
+    let mut w = notify::recommended_watcher(move |res: notify::Result<notify::Event>| {
+        // Opening a file or a folder is an event too (inotify's IN_OPEN): every walk opens
+        // each folder of the vault, every search reads its hits. Queued, those would fill the
+        // queue, read as an overflow and start another walk, which opens every folder again.
+        if res
+            .as_ref()
+            .is_ok_and(|ev| matches!(ev.kind, EventKind::Access(_)))
+        {
+            return;
+        }
         if let Err(TrySendError::Full(_)) = tx.try_send(Signal::Event(res)) {
             overflow.store(true, Ordering::SeqCst);
         }
