@@ -175,8 +175,10 @@ pub(super) fn plan_with(
             plan.consider(searcher, vault, n.to_disk_note(&rel), k, caps)?;
         }
     }
-    plan.removed_placeholders = known.untaken_placeholders() as u64;
-    plan.removes.extend(known.untaken());
+    if known.untaken_len() > 0 {
+        plan.removed_placeholders = known.untaken_placeholders() as u64;
+        plan.removes.extend(known.untaken());
+    }
     Ok(plan)
 }
 
