@@ -231,7 +231,11 @@ pub(crate) fn status_text(st: &Status) -> String {
                 .collect();
             line(
                 "skipped",
-                format!("{} over the size cap: {}", st.skipped, names.join(", ")),
+                format!(
+                    "{} too large or unreadable: {}",
+                    st.skipped,
+                    names.join(", ")
+                ),
             );
         }
     } else {
