@@ -33,6 +33,13 @@ pub struct Status {
     pub skipped: u64,
     #[serde(default)]
     pub skipped_files: Vec<SkippedFile>,
+    /// The note size cap in effect: the one the index recorded (the last `--max-note-bytes`
+    /// given to an update), else the default. Updates not given a cap keep to it.
+    #[serde(default = "default_max_note_bytes")]
+    pub max_note_bytes: u64,
+    /// The PDF size cap in effect, likewise (`--max-pdf-bytes`).
+    #[serde(default = "default_max_pdf_bytes")]
+    pub max_pdf_bytes: u64,
     /// The format this binary writes (`schema-N+analyzer-M`).
     pub schema: String,
     /// Why the index is unusable, when it is.
@@ -45,6 +52,14 @@ pub struct Status {
     /// The `vault-search serve` process watching this vault, when one runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server: Option<ServerStatus>,
+}
+
+fn default_max_note_bytes() -> u64 {
+    crate::core::DEFAULT_MAX_NOTE_BYTES
+}
+
+fn default_max_pdf_bytes() -> u64 {
+    crate::core::DEFAULT_MAX_PDF_BYTES
 }
 
 /// A running `serve` as its heartbeat describes it.
@@ -71,6 +86,8 @@ pub(crate) fn status(vault: &Path, cache_dir: Option<&Path>, port: u16) -> Resul
         changed_since: None,
         skipped: 0,
         skipped_files: Vec::new(),
+        max_note_bytes: crate::core::DEFAULT_MAX_NOTE_BYTES,
+        max_pdf_bytes: crate::core::DEFAULT_MAX_PDF_BYTES,
         schema: schema::index_format(),
         index_error: None,
         omnisearch_port: port,
@@ -92,6 +109,10 @@ pub(crate) fn status(vault: &Path, cache_dir: Option<&Path>, port: u16) -> Resul
             }
         });
         st.index_dir = Some(store.root.display().to_string());
+        // Read even from an index of another format: the next update (a rebuild) keeps them.
+        let caps = store.recorded_caps();
+        st.max_note_bytes = caps.max_note_bytes;
+        st.max_pdf_bytes = caps.max_pdf_bytes;
         match store.open_current_reader() {
             Ok(Some((_, payload, reader))) => {
                 st.indexed = true;

@@ -162,9 +162,18 @@ fn canvas_cards_groups_and_links_are_searchable() {
     let r = local(&env, "nothing");
     assert_eq!(r.results[0].kind, FileKind::Note);
 
-    // The malformed board is remembered, not retried, and status names it.
+    // The malformed board is remembered, not retried (no commit), named again on every run,
+    // and status names it.
+    let meta = env.live_index_dir().join("meta.json");
+    let before = std::fs::read(&meta).unwrap();
     let again = env.index_json(&[]);
-    assert!(again.skipped_files.is_empty(), "{again:?}");
+    assert_eq!(again.skipped_files, report.skipped_files, "{again:?}");
+    assert_eq!((again.added, again.unchanged), (0, 2), "{again:?}");
+    assert_eq!(
+        std::fs::read(&meta).unwrap(),
+        before,
+        "an index run committed"
+    );
     let out = env.run(&["status", "--json"]);
     assert_ok(&out);
     let st: Status = serde_json::from_slice(&out.stdout).unwrap();
@@ -357,7 +366,7 @@ fn a_search_extracts_a_few_pdfs_and_the_cache_spares_the_rest() {
     assert_eq!(local(&env, "platypus").results.len(), 5);
 }
 
-/// A PDF over `--max-pdf-bytes` is remembered as such, and indexed once a run's cap admits it.
+/// A PDF over `--max-pdf-bytes` is remembered as such, and indexed once a new cap admits it.
 #[test]
 fn a_raised_pdf_cap_indexes_what_was_too_large() {
     let env = Env::new();
@@ -369,7 +378,7 @@ fn a_raised_pdf_cap_indexes_what_was_too_large() {
     assert_eq!(r.skipped, 1, "{r:?}");
     let small = env.search_json(&["--max-pdf-bytes", "100", "--source", "local", "platypus"]);
     assert!(small.results.is_empty(), "{small:?}");
-    let out = env.run(&["index", "--json"]);
+    let out = env.run(&["--max-pdf-bytes", "1000000", "index", "--json"]);
     assert_ok(&out);
     let r: vault_search::IndexReport = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!((r.skipped, r.added), (0, 1), "{r:?}");

@@ -516,3 +516,28 @@ fn serve_keeps_the_pdfs_the_cli_indexed() {
     server.wait_for("another", &["other.md"]);
     server.wait_for("narwhal", &["manual.pdf"]);
 }
+
+/// The watcher's updates keep to the size cap the index recorded, not the default one.
+#[test]
+fn the_watcher_keeps_the_recorded_note_cap() {
+    let env = Env::new();
+    env.write("small.md", "alpha\n");
+    env.write("mid.md", &"numbat ".repeat(1000));
+    let r = env.index_json(&["--max-note-bytes", "1000"]);
+    assert_eq!(r.skipped, 1, "{r:?}");
+    let server = Server::start(&env, &[]);
+    // Changed, the placeholder is looked at again under the recorded cap, and stays one; the
+    // update that finds the later marker has seen that change.
+    env.write("mid.md", &"numbat wombat ".repeat(1000));
+    env.write("marker.md", "wombat marker\n");
+    server.wait_for("wombat", &["marker.md"]);
+    let out = env.run(&["status", "--json"]);
+    assert_ok(&out);
+    let st: vault_search::Status = serde_json::from_slice(&out.stdout).unwrap();
+    let skipped: Vec<&str> = st.skipped_files.iter().map(|f| f.path.as_str()).collect();
+    assert_eq!(
+        (skipped, st.max_note_bytes),
+        (vec!["mid.md"], 1000),
+        "{st:?}"
+    );
+}

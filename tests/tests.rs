@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used)]
 
 mod agent;
+mod caps;
 mod extract;
 mod filters;
 mod giant;

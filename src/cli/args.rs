@@ -59,9 +59,10 @@ pub(crate) struct GlobalArgs {
     #[arg(long, global = true)]
     pub(crate) no_pdf: bool,
 
-    /// Skip PDFs larger than this many bytes (named in `index --json` and `status`)
-    #[arg(long, global = true, value_name = "BYTES", default_value_t = crate::core::DEFAULT_MAX_PDF_BYTES)]
-    pub(crate) max_pdf_bytes: u64,
+    /// Skip PDFs larger than this many bytes, from now on: the index records the cap (named in
+    /// `index --json` and `status`) [default: the index's recorded cap, else 50 MiB]
+    #[arg(long, global = true, value_name = "BYTES")]
+    pub(crate) max_pdf_bytes: Option<u64>,
 
     /// Seconds one PDF's extraction may take before it is stopped and the PDF skipped
     #[arg(long, global = true, value_name = "SECS", default_value_t = 20.0)]
@@ -245,9 +246,10 @@ pub(crate) struct IndexArgs {
     #[arg(long)]
     pub(crate) rebuild: bool,
 
-    /// Skip notes larger than this many bytes (they are counted and named in --json)
-    #[arg(long, value_name = "BYTES", default_value_t = crate::core::DEFAULT_MAX_NOTE_BYTES)]
-    pub(crate) max_note_bytes: u64,
+    /// Skip notes larger than this many bytes, from now on: the index records the cap (they are
+    /// counted and named in --json) [default: the index's recorded cap, else 10 MiB]
+    #[arg(long, value_name = "BYTES")]
+    pub(crate) max_note_bytes: Option<u64>,
 }
 
 /// Parses `std::env::args`; help and version print and exit 0, a usage error prints one line

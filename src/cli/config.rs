@@ -48,7 +48,8 @@ pub(crate) enum Action {
 #[derive(Debug, Clone)]
 pub(crate) struct IndexConfig {
     pub(crate) rebuild: bool,
-    pub(crate) max_note_bytes: u64,
+    /// `None`: the cap the index recorded.
+    pub(crate) max_note_bytes: Option<u64>,
 }
 
 /// Reads an environment variable, treating an empty value as unset.

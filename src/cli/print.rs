@@ -231,7 +231,11 @@ pub(crate) fn status_text(st: &Status) -> String {
                 .collect();
             line(
                 "skipped",
-                format!("{} over the size cap: {}", st.skipped, names.join(", ")),
+                format!(
+                    "{} too large or unreadable: {}",
+                    st.skipped,
+                    names.join(", ")
+                ),
             );
         }
     } else {
@@ -240,6 +244,18 @@ pub(crate) fn status_text(st: &Status) -> String {
             "none yet (the first search or `index` builds it)".into(),
         );
     }
+    let cap = |n: u64, default: u64| {
+        let note = if n == default { " (default)" } else { "" };
+        format!("{n} bytes{note}")
+    };
+    line(
+        "size caps",
+        format!(
+            "notes {}, PDFs {}",
+            cap(st.max_note_bytes, crate::core::DEFAULT_MAX_NOTE_BYTES),
+            cap(st.max_pdf_bytes, crate::core::DEFAULT_MAX_PDF_BYTES)
+        ),
+    );
     if !st.skipped_files.is_empty() {
         line(
             "not indexable",

@@ -15,7 +15,7 @@ mod when;
 
 pub use error::EngineError;
 pub use kind::FileKind;
-pub(crate) use options::NoProgress;
+pub(crate) use options::{Caps, NoProgress};
 pub use options::{
     IndexOptions, IndexProgress, Limits, PdfLimits, SearchOptions, Source, DEFAULT_MAX_NOTE_BYTES,
     DEFAULT_MAX_PDF_BYTES, DEFAULT_PORT, DEFAULT_SEARCH_PDF_BUDGET,

@@ -2,11 +2,13 @@
 
 use std::path::PathBuf;
 
+use serde::{Deserialize, Serialize};
+
 /// Default Omnisearch HTTP port (the plugin's own default, `httpApiPort`).
 pub const DEFAULT_PORT: u16 = 51361;
-/// Notes larger than this are skipped (and counted) by the indexer.
+/// The note cap of an index that never recorded one (`--max-note-bytes`).
 pub const DEFAULT_MAX_NOTE_BYTES: u64 = 10 * 1024 * 1024;
-/// PDFs larger than this are skipped (and named) by the indexer (`--max-pdf-bytes`).
+/// The PDF cap of an index that never recorded one (`--max-pdf-bytes`).
 pub const DEFAULT_MAX_PDF_BYTES: u64 = 50 * 1024 * 1024;
 
 /// Which engine answers a search.
@@ -24,28 +26,54 @@ pub enum Source {
 }
 
 /// The resource limits of the local engine, decided once by the front-end and handed down.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+///
+/// The size caps belong to the index, not to one run: an update given a cap (`Some`) applies
+/// it — files now over it become placeholders, placeholders now under it are read — and the
+/// commit records it; an update given `None` uses the cap the index recorded (the default for
+/// an index that never recorded one). So a later search, watcher or `index` without the flag
+/// never undoes the cap a user chose.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Limits {
-    /// Notes larger than this many bytes are skipped (and reported), never read whole.
-    pub max_note_bytes: u64,
+    /// Notes and canvases larger than this many bytes are placeholders (named, never read
+    /// whole). `None`: the index's recorded cap, else [`DEFAULT_MAX_NOTE_BYTES`]; `Some`:
+    /// applied and recorded.
+    pub max_note_bytes: Option<u64>,
     /// How PDFs are extracted, if at all.
     pub pdf: PdfLimits,
 }
 
-impl Default for Limits {
-    fn default() -> Limits {
-        Limits {
-            max_note_bytes: DEFAULT_MAX_NOTE_BYTES,
-            pdf: PdfLimits::default(),
+impl Limits {
+    /// The caps an update uses: those given, else those the index recorded.
+    pub(crate) fn caps(&self, recorded: Caps) -> Caps {
+        Caps {
+            max_note_bytes: self.max_note_bytes.unwrap_or(recorded.max_note_bytes),
+            max_pdf_bytes: self.pdf.max_bytes.unwrap_or(recorded.max_pdf_bytes),
         }
     }
 }
 
-impl Limits {
+/// The size caps an index is kept under, as its commits record them (an older commit without
+/// them has the defaults).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Caps {
+    pub(crate) max_note_bytes: u64,
+    pub(crate) max_pdf_bytes: u64,
+}
+
+impl Default for Caps {
+    fn default() -> Caps {
+        Caps {
+            max_note_bytes: DEFAULT_MAX_NOTE_BYTES,
+            max_pdf_bytes: DEFAULT_MAX_PDF_BYTES,
+        }
+    }
+}
+
+impl Caps {
     /// The size cap of a file of this kind.
     pub(crate) fn max_bytes(&self, kind: crate::core::FileKind) -> u64 {
         match kind {
-            crate::core::FileKind::Pdf => self.pdf.max_bytes,
+            crate::core::FileKind::Pdf => self.max_pdf_bytes,
             _ => self.max_note_bytes,
         }
     }
@@ -60,8 +88,10 @@ pub struct PdfLimits {
     /// argument is `__extract-pdf`.
     /// `None`: PDFs are not indexed at all.
     pub extractor: Option<&'static std::path::Path>,
-    /// PDFs larger than this are skipped (and named).
-    pub max_bytes: u64,
+    /// PDFs larger than this are placeholders (named, never extracted). `None`: the index's
+    /// recorded cap, else [`DEFAULT_MAX_PDF_BYTES`]; `Some`: applied and recorded (see
+    /// [`Limits`]).
+    pub max_bytes: Option<u64>,
     /// Wall time one extraction may take before its process is killed.
     pub timeout_ms: u64,
     /// Address space of the extracting process (Unix: `RLIMIT_AS`; elsewhere not enforced).
@@ -78,7 +108,7 @@ impl Default for PdfLimits {
     fn default() -> PdfLimits {
         PdfLimits {
             extractor: None,
-            max_bytes: DEFAULT_MAX_PDF_BYTES,
+            max_bytes: None,
             timeout_ms: 20_000,
             max_memory_bytes: 2 << 30,
             per_run: Some(DEFAULT_SEARCH_PDF_BUDGET),
@@ -146,20 +176,23 @@ pub struct IndexOptions {
     pub cache_dir: PathBuf,
     /// Rebuild from scratch.
     pub rebuild: bool,
-    /// Skip notes larger than this.
-    pub max_note_bytes: u64,
-    /// PDF extraction (its `per_run` is ignored: `index` extracts every PDF).
+    /// Notes larger than this are placeholders. `None`: the cap the index recorded, else
+    /// [`DEFAULT_MAX_NOTE_BYTES`]; `Some`: applied and recorded for later updates (see
+    /// [`Limits`]).
+    pub max_note_bytes: Option<u64>,
+    /// PDF extraction and its cap `max_bytes` (its `per_run` is ignored: `index` extracts
+    /// every PDF).
     pub pdf: PdfLimits,
 }
 
 impl IndexOptions {
-    /// Incremental update with the default size cap.
+    /// Incremental update under the caps the index recorded (the defaults for a new one).
     pub fn new(vault: impl Into<PathBuf>, cache_dir: impl Into<PathBuf>) -> Self {
         IndexOptions {
             vault: vault.into(),
             cache_dir: cache_dir.into(),
             rebuild: false,
-            max_note_bytes: DEFAULT_MAX_NOTE_BYTES,
+            max_note_bytes: None,
             pdf: PdfLimits::default(),
         }
     }

@@ -244,6 +244,14 @@ impl Manifest {
         self.entries.len() - self.taken
     }
 
+    /// How many paths never taken are placeholders.
+    pub(crate) fn untaken_placeholders(&self) -> usize {
+        self.entries
+            .iter()
+            .filter(|e| !e.taken && e.known.skipped)
+            .count()
+    }
+
     /// The paths never taken.
     pub(crate) fn untaken(&self) -> Vec<String> {
         self.entries

@@ -2,7 +2,9 @@
 //!
 //! Only notes whose size or mtime differ from the manifest (or that are racily clean) are
 //! read and hashed; nothing here writes. A note over the size cap is never read: the index
-//! keeps a stub of it (path, size, mtime), so it stays unread until its size or mtime change.
+//! keeps a stub of it (path, size, mtime), so it stays unread until its size or mtime change
+//! or the cap is raised over its size. A plan is made for one set of caps (the index's
+//! recorded ones unless the run was given others) and records them when it is written.
 
 use std::fs::File;
 use std::io::{ErrorKind, Read};
@@ -10,13 +12,13 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 use tantivy::schema::Value;
-use tantivy::TantivyDocument;
+use tantivy::{DocAddress, TantivyDocument};
 
 use super::manifest::{Known, Manifest};
 use super::schema;
 use super::store::{self, Payload};
 use super::walk::{walk, Batch, DiskNote};
-use crate::core::{FileKind, Limits, SkippedFile};
+use crate::core::{Caps, FileKind, SkippedFile};
 
 /// Notes modified less than this before the previous run started are hashed again.
 pub(crate) const RACY_WINDOW_NS: i64 = 2_000_000_000;
@@ -39,6 +41,8 @@ pub(super) struct Upsert {
 pub(super) struct Plan {
     pub(super) upserts: Vec<Upsert>,
     pub(super) removes: Vec<String>,
+    /// How many of `removes` are placeholders (not notes: not counted as removed).
+    pub(super) removed_placeholders: u64,
     pub(super) unchanged: u64,
     pub(super) skipped: Vec<SkippedFile>,
     /// Racily clean notes that had to be read and turned out unchanged. Committing a new
@@ -47,6 +51,14 @@ pub(super) struct Plan {
     pub(super) rechecked: u64,
     /// The newest mtime among them.
     pub(super) rechecked_mtime_ns: i64,
+    /// The caps this plan was made for, recorded by its commit.
+    pub(super) caps: Caps,
+    /// They differ from the caps the index recorded: a commit records them even when no file
+    /// changes.
+    pub(super) caps_changed: bool,
+    /// Unchanged placeholders of files whose content failed; [`Plan::name_failed`] names them
+    /// (it reads their documents, which a search has no use for).
+    pub(super) failed: Vec<DocAddress>,
 }
 
 impl Plan {
@@ -61,16 +73,41 @@ impl Plan {
         self.skipped = walk_skipped;
     }
 
-    /// The index matches the vault, but recording this run's start would spare the next runs
-    /// from re-reading racily clean notes.
+    /// A commit without documents would record something new: this run's start (sparing the
+    /// next runs from re-reading racily clean notes) or new caps.
     pub(super) fn wants_bump(&self) -> bool {
-        self.rechecked > 0 && self.rechecked_mtime_ns < store::now_ns() - RACY_WINDOW_NS
+        self.caps_changed
+            || (self.rechecked > 0 && self.rechecked_mtime_ns < store::now_ns() - RACY_WINDOW_NS)
+    }
+
+    /// Names the unchanged placeholders of files whose content failed in `skipped`, with the
+    /// reason their document keeps (`searcher`: the commit the plan was made against), so an
+    /// `index` run names every placeholder, as `status` does.
+    pub(super) fn name_failed(&mut self, searcher: &tantivy::Searcher) -> Result<()> {
+        let fields = schema::fields();
+        for addr in std::mem::take(&mut self.failed) {
+            let doc: TantivyDocument = searcher.doc(addr).context("reading a placeholder")?;
+            let text = |field| {
+                doc.get_first(field)
+                    .and_then(|v| v.as_str())
+                    .unwrap_or_default()
+                    .to_string()
+            };
+            self.skipped.push(SkippedFile {
+                path: text(fields.path),
+                reason: text(fields.skip_reason),
+            });
+        }
+        Ok(())
     }
 }
 
-/// An empty index: every note on disk is to be added.
-pub(super) fn plan_fresh(disk: &mut dyn Iterator<Item = Batch>) -> Plan {
-    let mut plan = Plan::default();
+/// An empty index: every note on disk is to be added, under `caps`.
+pub(super) fn plan_fresh(disk: &mut dyn Iterator<Item = Batch>, caps: Caps) -> Plan {
+    let mut plan = Plan {
+        caps,
+        ..Plan::default()
+    };
     for batch in disk {
         plan.upserts.extend(batch.notes().map(|note| Upsert {
             note,
@@ -83,19 +120,24 @@ pub(super) fn plan_fresh(disk: &mut dyn Iterator<Item = Batch>) -> Plan {
     plan
 }
 
-/// Compares the notes on disk with `known`, the manifest of `searcher`'s commit. Only notes
-/// whose size or mtime differ (or that are racily clean) are read and hashed; nothing is
-/// written. The walk's own unreadable entries are the caller's to add ([`Plan::add_skipped`]).
+/// Compares the notes on disk with `known`, the manifest of `searcher`'s commit, under `caps`.
+/// Only notes whose size or mtime differ (or that are racily clean, or are indexed but now over
+/// the cap) are read and hashed; nothing is written. The walk's own unreadable entries are the
+/// caller's to add ([`Plan::add_skipped`]).
 pub(super) fn plan_with(
     searcher: &tantivy::Searcher,
     mut known: Manifest,
     payload: Option<&Payload>,
     vault: &Path,
     disk: &mut dyn Iterator<Item = Batch>,
-    limits: Limits,
+    caps: Caps,
 ) -> Result<Plan> {
     let racy_after = payload.map_or(i64::MIN, |p| p.run_started_ns - RACY_WINDOW_NS);
-    let mut plan = Plan::default();
+    let mut plan = Plan {
+        caps,
+        caps_changed: payload.is_none_or(|p| p.caps != caps),
+        ..Plan::default()
+    };
     // The usual note is unchanged: its path is built in this one buffer, looked up, and
     // forgotten; only the others become owned notes.
     let mut rel = String::new();
@@ -106,7 +148,7 @@ pub(super) fn plan_with(
             if let Some(k) = &k {
                 if k.size == n.size && k.mtime_ns == n.mtime_ns {
                     let kind = kind_of(&rel);
-                    let cap = limits.max_bytes(kind);
+                    let cap = caps.max_bytes(kind);
                     // A placeholder stays one, whatever the racy window says, until its file
                     // changes: nothing to read. Still over the cap: named again in this run.
                     if k.too_large && k.size > cap {
@@ -118,20 +160,25 @@ pub(super) fn plan_with(
                     }
                     // A placeholder of a file over the cap is read below once a raised cap
                     // admits it; one whose content failed (a PDF that did not extract) waits
-                    // for a change.
+                    // for a change, named again in this run.
                     if k.skipped && !k.too_large {
+                        plan.failed.push(k.addr);
                         continue;
                     }
-                    if !k.skipped && k.mtime_ns < racy_after {
+                    // An indexed file over a lowered cap becomes a placeholder below.
+                    if !k.skipped && k.size <= cap && k.mtime_ns < racy_after {
                         plan.unchanged += 1;
                         continue;
                     }
                 }
             }
-            plan.consider(searcher, vault, n.to_disk_note(&rel), k, limits)?;
+            plan.consider(searcher, vault, n.to_disk_note(&rel), k, caps)?;
         }
     }
-    plan.removes.extend(known.untaken());
+    if known.untaken_len() > 0 {
+        plan.removed_placeholders = known.untaken_placeholders() as u64;
+        plan.removes.extend(known.untaken());
+    }
     Ok(plan)
 }
 
@@ -144,7 +191,7 @@ impl Plan {
         vault: &Path,
         note: DiskNote,
         known: Option<Known>,
-        limits: Limits,
+        caps: Caps,
     ) -> Result<()> {
         let fields = schema::fields();
         let Some(k) = known else {
@@ -167,12 +214,12 @@ impl Plan {
             was_skipped: k.skipped,
         };
         let kind = kind_of(&note.rel);
-        if k.skipped || note.size > limits.max_bytes(kind) {
+        if k.skipped || note.size > caps.max_bytes(kind) {
             self.upserts.push(rewrite(note));
             return Ok(());
         }
         let stat_same = k.size == note.size && k.mtime_ns == note.mtime_ns;
-        let bytes = match read_capped(&note.path(vault), limits.max_bytes(kind), note.size, kind) {
+        let bytes = match read_capped(&note.path(vault), caps.max_bytes(kind), note.size, kind) {
             Ok(b) => b,
             // Grew past the cap since the walk's stat.
             Err(Unread::TooLarge(_)) => {

@@ -17,7 +17,11 @@
 //!
 //! [`check`] takes no lock, so a search never waits for a writer; [`apply`] runs under the
 //! lock and checks again only when another process committed in between. `index`, a search
-//! and (later) a watcher all go through these two.
+//! and a watcher all go through these two.
+//!
+//! The size caps are the index's: [`check`] resolves the caps it was given against the ones
+//! the last commit recorded ([`crate::core::Limits::caps`]), plans under them, and the commit
+//! records them, so an update that was given none keeps the user's last choice.
 
 use std::path::{Path, PathBuf};
 
@@ -30,7 +34,7 @@ use super::schema;
 use super::store::{self, Payload, Store, WriterLock};
 use super::walk::{walk_to, Batch};
 use super::write::{write, Target};
-use crate::core::{IndexProgress, IndexReport, Limits, SkippedFile};
+use crate::core::{Caps, IndexProgress, IndexReport, Limits, SkippedFile};
 
 /// The commit a check compared the vault against.
 #[derive(Debug)]
@@ -38,6 +42,8 @@ struct Base {
     index: Index,
     dir: PathBuf,
     payload: Payload,
+    /// The commit as the check read it (the plan's document addresses point into it).
+    searcher: Searcher,
 }
 
 /// What a freshness check found.
@@ -53,6 +59,9 @@ pub(crate) struct Checked<T> {
     plan: Plan,
     /// When the walk started: the racy window of the next run counts from here.
     run_started_ns: i64,
+    /// Name every placeholder in the report, unchanged ones too (`index`; a search has no
+    /// report to show them in).
+    name_all_skipped: bool,
 }
 
 impl<T> Checked<T> {
@@ -61,8 +70,8 @@ impl<T> Checked<T> {
         self.base.is_some() && self.plan.is_noop() && !self.plan.wants_bump()
     }
 
-    /// The index matches the vault, but an empty commit would spare later runs from
-    /// re-reading racily clean notes.
+    /// The index matches the vault, but an empty commit would record something new (this
+    /// run's start, or the caps it was given).
     pub(crate) fn only_wants_bump(&self) -> bool {
         self.base.is_some() && self.plan.is_noop() && self.plan.wants_bump()
     }
@@ -97,13 +106,16 @@ pub(crate) fn check<T>(
             }
         };
         let Some((index, payload, reader)) = existing else {
-            return Ok((None, None, plan_fresh(disk)));
+            // A rebuild, or one after a format change, keeps the caps the old index recorded.
+            let caps = limits.caps(store.recorded_caps());
+            return Ok((None, None, plan_fresh(disk, caps)));
         };
         let searcher = reader.searcher();
         let found = during(&searcher)?;
         // The reader that validated the index also gives the manifest.
         let known = Manifest::read(&searcher)?;
-        let plan = plan_with(&searcher, known, Some(&payload), vault, disk, limits)?;
+        let caps = limits.caps(payload.caps);
+        let plan = plan_with(&searcher, known, Some(&payload), vault, disk, caps)?;
         let dir = store.current_dir().unwrap_or_else(|| store.root.clone());
         Ok((
             Some(found),
@@ -111,6 +123,7 @@ pub(crate) fn check<T>(
                 index,
                 dir,
                 payload,
+                searcher,
             }),
             plan,
         ))
@@ -123,6 +136,7 @@ pub(crate) fn check<T>(
         rebuild,
         plan,
         run_started_ns,
+        name_all_skipped: false,
     })
 }
 
@@ -144,18 +158,22 @@ pub(crate) fn apply<T>(
         rebuild,
         plan,
         run_started_ns,
+        name_all_skipped,
         ..
     } = checked;
     // A rebuild replaces whatever is there; otherwise the plan is only valid against the
     // commit it was made from. Under the lock nobody else commits, so one check again is
     // always enough.
-    let (base, plan, run_started_ns) =
+    let (base, mut plan, run_started_ns) =
         if rebuild || still_current(store, base.as_ref(), seen_dir.as_deref()) {
             (base, plan, run_started_ns)
         } else {
             let again = check(store, vault, limits, false, warnings, |_| Ok(()))?;
             (again.base, again.plan, again.run_started_ns)
         };
+    if let (true, Some(b)) = (name_all_skipped, &base) {
+        plan.name_failed(&b.searcher)?;
+    }
     let (index, dir, fresh) = match base {
         Some(b) => (b.index, b.dir, false),
         None => {
@@ -191,7 +209,8 @@ pub(crate) fn update(
     progress: &dyn IndexProgress,
 ) -> Result<(Index, IndexReport)> {
     let mut warnings = Vec::new();
-    let checked = check(store, vault, limits, rebuild, &mut warnings, |_| Ok(()))?;
+    let mut checked = check(store, vault, limits, rebuild, &mut warnings, |_| Ok(()))?;
+    checked.name_all_skipped = true;
     let (index, mut report) = apply(store, lock, vault, limits, checked, progress, &mut warnings)?;
     report.warnings = warnings;
     Ok((index, report))
@@ -221,7 +240,8 @@ pub(crate) fn build_in_memory(vault: &Path, limits: Limits) -> Result<Index> {
     store::register_analyzer(&index);
     let run_started_ns = store::now_ns();
     let pdf = limits.pdf.extractor.is_some();
-    let (mut plan, walk_skipped) = with_walk(vault, pdf, |disk| Ok(plan_fresh(disk)))?;
+    let caps = limits.caps(Caps::default());
+    let (mut plan, walk_skipped) = with_walk(vault, pdf, |disk| Ok(plan_fresh(disk, caps)))?;
     plan.add_skipped(walk_skipped);
     let target = Target {
         index: &index,

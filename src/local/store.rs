@@ -26,7 +26,7 @@ use tantivy::{Index, IndexReader};
 
 use super::analyzer;
 use super::schema;
-use crate::core::EngineError;
+use crate::core::{Caps, EngineError};
 
 const CURRENT: &str = "CURRENT";
 const LOCK: &str = "lock";
@@ -42,6 +42,10 @@ pub(crate) struct Payload {
     pub run_started_ns: i64,
     /// The vault this index is for.
     pub vault: String,
+    /// The size caps the index is kept under: the last ones an update was given (see
+    /// [`crate::core::Limits`]). Absent from older commits, which had the defaults.
+    #[serde(default)]
+    pub caps: Caps,
 }
 
 /// The index directory of one vault.
@@ -116,6 +120,23 @@ impl Store {
             return Ok(None);
         };
         open_index(&dir).map(Some)
+    }
+
+    /// The caps the live index recorded, read even from an index this binary can't use (a
+    /// rebuild, or one after a format change, keeps the user's caps); the defaults when there
+    /// is none.
+    pub(crate) fn recorded_caps(&self) -> Caps {
+        #[derive(Deserialize)]
+        struct OnlyCaps {
+            #[serde(default)]
+            caps: Caps,
+        }
+        let read = || {
+            let mmap = MmapDirectory::open(self.current_dir()?).ok()?;
+            let metas = Index::open(mmap).ok()?.load_metas().ok()?;
+            serde_json::from_str::<OnlyCaps>(metas.payload.as_deref()?).ok()
+        };
+        read().map(|o| o.caps).unwrap_or_default()
     }
 
     /// Creates an empty index in a fresh directory (not yet published).

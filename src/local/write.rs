@@ -16,7 +16,7 @@ use super::schema::{self, Fields};
 use super::store::{self, Payload};
 use super::walk::DiskNote;
 use super::{analyzer, passage};
-use crate::core::{FileKind, IndexProgress, IndexReport, Limits, SkippedFile};
+use crate::core::{Caps, FileKind, IndexProgress, IndexReport, Limits, SkippedFile};
 use crate::text::{canvas, note, parts};
 
 /// Merge when a commit leaves more segments than this.
@@ -40,6 +40,7 @@ pub(super) struct Target<'a> {
     pub(super) dir: &'a Path,
     pub(super) vault: &'a Path,
     pub(super) run_started_ns: i64,
+    /// PDF extraction (the size caps come with the plan).
     pub(super) limits: Limits,
     /// Where extracted PDF text is cached (`None`: not cached, e.g. an index in memory).
     pub(super) text_cache: Option<&'a Path>,
@@ -66,6 +67,7 @@ pub(super) fn write(
     let wants_bump = plan.wants_bump();
     let nothing_to_commit = plan.is_noop() && !fresh && !wants_bump;
     let removes = plan.removes.len();
+    let caps = plan.caps;
     let mut report = IndexReport {
         index_dir: dir.display().to_string(),
         unchanged: plan.unchanged,
@@ -87,8 +89,9 @@ pub(super) fn write(
     progress.start(total);
     for path in &plan.removes {
         writer.delete_term(Term::from_field_text(fields.path, path));
-        report.removed += 1;
     }
+    // A placeholder whose file is gone was never a note: not one removed.
+    report.removed = (removes as u64).saturating_sub(plan.removed_placeholders);
     // Reading, hashing, parsing and building documents runs on every core; tantivy's own
     // indexing threads take the documents from there. A note's delete and add come from the
     // same thread in that order, which is all tantivy's opstamps need.
@@ -114,7 +117,7 @@ pub(super) fn write(
                         let ctx = Ctx {
                             fields,
                             vault,
-                            limits,
+                            caps,
                             extractor: extractor.as_ref(),
                         };
                         let before = ops.len();
@@ -164,6 +167,7 @@ pub(super) fn write(
         format: schema::index_format(),
         run_started_ns,
         vault: vault.display().to_string(),
+        caps,
     };
     let payload_json = serde_json::to_string(&payload)?;
     let mut prepared = writer
@@ -198,7 +202,7 @@ struct Tally {
 struct Ctx<'a> {
     fields: &'a Fields,
     vault: &'a Path,
-    limits: Limits,
+    caps: Caps,
     extractor: Option<&'a Extractor<'a>>,
 }
 
@@ -217,7 +221,7 @@ enum Content {
 fn prepare_one(ctx: &Ctx<'_>, up: Upsert, t: &mut Tally, ops: &mut Vec<UserOperation>) {
     let fields = ctx.fields;
     let kind = kind_of(&up.note.rel);
-    let cap = ctx.limits.max_bytes(kind);
+    let cap = ctx.caps.max_bytes(kind);
     let delete = |ops: &mut Vec<UserOperation>| {
         ops.push(UserOperation::Delete(Term::from_field_text(
             fields.path,
