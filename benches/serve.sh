@@ -37,7 +37,8 @@ ENC="$(python3 -c 'import sys,urllib.parse;print(urllib.parse.quote(sys.argv[1])
 "${VS[@]}" index >/dev/null
 
 free_port() { python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])'; }
-wait_http() { for _ in $(seq 600); do curl -sf "$1" >/dev/null && return 0; sleep 0.1; done; die "no answer from $1"; }
+# wait_http URL [SECONDS]: the stand-in indexes the whole vault in memory before it answers.
+wait_http() { for _ in $(seq $(( ${2:-60} * 10 ))); do curl -sf "$1" >/dev/null && return 0; sleep 0.1; done; die "no answer from $1"; }
 rss() { awk '/VmRSS/ {print $2 " kB"}' "/proc/$1/status"; }
 
 PORT="$(free_port)"
@@ -54,7 +55,7 @@ echo "== local search: serve watching vs --no-refresh"
 if [ -n "$EMU" ]; then
     EPORT="$(free_port)"
     node "$EMU/server.mjs" --vault "$VAULT" --port "$EPORT" 2>/dev/null & EPID=$!
-    wait_http "http://127.0.0.1:$EPORT/search?q=x"
+    wait_http "http://127.0.0.1:$EPORT/search?q=x" 900
     echo "== /search latency: serve vs the Omnisearch stand-in (one connection per request, alternating)"
     python3 - "$PORT" "$EPORT" "$ENC" <<'PY'
 import http.client, statistics, sys, time

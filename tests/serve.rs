@@ -243,7 +243,9 @@ fn reading_the_vault_is_no_change() {
     }
     let server = Server::start(&env, &[]);
     server.poll("an idle watcher", || {
-        server.health().is_some_and(|h| h.caught_up && h.notes == 2500)
+        server
+            .health()
+            .is_some_and(|h| h.caught_up && h.notes == 2500)
     });
     let before = server.health().unwrap().updates;
     // Another process walks the vault and reads every note; the server reads its hits.
