@@ -49,6 +49,24 @@ impl tantivy_fst::Automaton for Lev<'_> {
     }
 }
 
+/// How many edits a query word of `chars` characters may be from a dictionary term, given how
+/// many notes hold the word itself (`known`).
+fn typo_distance_for(chars: usize, known: u64) -> u8 {
+    if chars >= 9 {
+        2
+    } else if chars >= 5 {
+        1
+    } else if chars == 4 && known == 0 {
+        // One edit from a four-letter word reaches many other real words (`cart` → `card`,
+        // `care`), so a four-letter word the notes hold even once is taken as meant. One that
+        // no note holds matches nothing as it stands, so it is surely misspelt (`linx`, `vieo`)
+        // and its one-edit variants are all it can find.
+        1
+    } else {
+        0
+    }
+}
+
 /// English stem of a lowercase word.
 pub(super) fn stem(stemmer: &mut TextAnalyzer, word: &str) -> String {
     let mut s = stemmer.token_stream(word);
@@ -78,13 +96,6 @@ pub(super) fn expand(
     stemmer: &mut TextAnalyzer,
 ) -> Result<Variants> {
     let chars = term.chars().count();
-    let typo_distance: u8 = if chars >= 9 {
-        2
-    } else if chars >= 5 {
-        1
-    } else {
-        0
-    };
     // A word the notes already contain is taken as spelt right: looking for its typo variants
     // (the costliest walk of the dictionary) would mostly add noise. Words the notes lack, or
     // hold only once or twice, get the typo walk.
@@ -93,7 +104,7 @@ pub(super) fn expand(
     let typo_distance = if known > tune("typo_known_df", 2.0) as u64 {
         0
     } else {
-        typo_distance
+        typo_distance_for(chars, known)
     };
     let dfa = (typo_distance > 0).then(|| lev_builder(typo_distance).build_dfa(term));
     let term_stem = is_stemmable(term).then(|| stem(stemmer, term));
