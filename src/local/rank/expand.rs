@@ -89,10 +89,22 @@ fn is_stemmable(w: &str) -> bool {
 }
 
 /// Finds the variants of `term` in the dictionaries of the searched fields.
+#[cfg(test)]
 pub(super) fn expand(
     searcher: &Searcher,
     fields: &Fields,
     term: &str,
+    stemmer: &mut TextAnalyzer,
+) -> Result<Variants> {
+    expand_among(searcher, fields, term, &[], stemmer)
+}
+
+/// Finds the variants of `term`, one word of a query whose other words are `others`.
+fn expand_among(
+    searcher: &Searcher,
+    fields: &Fields,
+    term: &str,
+    others: &[&str],
     stemmer: &mut TextAnalyzer,
 ) -> Result<Variants> {
     let chars = term.chars().count();
@@ -132,7 +144,9 @@ pub(super) fn expand(
             }
             if chars >= 3 {
                 scan_prefix(dict, term, |s| {
-                    if s != term {
+                    // In `tech technique` the note's `technique` is the second word's match;
+                    // counting it as a prefix of `tech` too would credit one word twice.
+                    if s != term && !others.contains(&s) {
                         note_kind(&mut found, s, MatchKind::Prefix);
                     }
                 })?;
@@ -258,14 +272,15 @@ pub(in crate::local) fn expand_query(
 ) -> Result<Vec<ExpandedTerm>> {
     let mut stemmer = stemmer();
     let mut out: Vec<ExpandedTerm> = Vec::new();
+    let words: Vec<&str> = q.terms.iter().map(|t| t.text.as_str()).collect();
     for t in &q.terms {
-        let v = expand(searcher, fields, &t.text, &mut stemmer)?;
+        let v = expand_among(searcher, fields, &t.text, &words, &mut stemmer)?;
         if v.all.is_empty() && !t.parts.is_empty() {
             for p in &t.parts {
                 if out.iter().any(|e| &e.text == p) {
                     continue;
                 }
-                let v = expand(searcher, fields, p, &mut stemmer)?;
+                let v = expand_among(searcher, fields, p, &words, &mut stemmer)?;
                 out.push(ExpandedTerm {
                     text: p.clone(),
                     variants: v,

@@ -3,7 +3,8 @@
 //!
 //! 1. **Expansion.** Each query term is looked up in the term dictionaries of the searched
 //!    fields: exactly, as an inflection (same English stem: `rebuilds` → `rebuild`,
-//!    `rebuilding`), by prefix (3+ characters: `kotlin` → `kotlincompiledaemon`) and with typos
+//!    `rebuilding`), by prefix (3+ characters: `kotlin` → `kotlincompiledaemon`, unless the
+//!    longer word is itself a word of the query: `tech technique`) and with typos
 //!    (Damerau–Levenshtein 1 from 5 characters, 2 from 9, 1 for a 4-letter word no note holds;
 //!    a transposition costs 1). Each variant carries a weight below 1 unless it is exact, so a
 //!    typo or prefix match always scores below an exact one.

@@ -217,6 +217,46 @@ fn a_misspelt_four_letter_word_finds_its_note() {
 }
 
 #[test]
+fn a_word_of_the_query_is_no_prefix_variant_of_another() {
+    let t = tiny(&[("a.md", "tech technique users\n")]);
+    let terms = |q: &str| expand_query(&t.searcher, schema::fields(), &parse(q)).unwrap();
+    let alone = terms("tech");
+    assert_eq!(
+        alone[0].variants.all.get("technique"),
+        Some(&MatchKind::Prefix.weight())
+    );
+    let both = terms("tech technique");
+    assert!(
+        !both[0].variants.all.contains_key("technique"),
+        "{:?}",
+        both[0].variants
+    );
+    assert_eq!(both[1].variants.all.get("technique"), Some(&1.0));
+    // Only prefixes: an inflection that is another word of the query stays.
+    let infl = terms("user users");
+    assert_eq!(
+        infl[0].variants.all.get("users"),
+        Some(&MatchKind::Inflection.weight())
+    );
+}
+
+#[test]
+fn a_note_with_both_words_beats_one_whose_name_holds_the_longer() {
+    // Counting `technique` as a prefix of `tech` too, the note named for it would win.
+    let t = tiny(&[
+        (
+            "Pomodoro Technique.md",
+            "# Technique\n## Technique steps\n## Technique notes\nthe technique, a technique\n",
+        ),
+        (
+            "catchup.md",
+            "our fourth catchup: new tech and a technique\n",
+        ),
+    ]);
+    assert_eq!(first(&t, "tech technique"), "catchup.md");
+}
+
+#[test]
 fn candidate_query_applies_scope_and_exclusions_inside_the_query() {
     let t = tiny(&[
         ("A/x.md", "kotlin daemon\n"),
