@@ -49,6 +49,24 @@ impl tantivy_fst::Automaton for Lev<'_> {
     }
 }
 
+/// How many edits a query word of `chars` characters may be from a dictionary term, given how
+/// many notes hold the word itself (`known`).
+fn typo_distance_for(chars: usize, known: u64) -> u8 {
+    if chars >= 9 {
+        2
+    } else if chars >= 5 {
+        1
+    } else if chars == 4 && known == 0 {
+        // One edit from a four-letter word reaches many other real words (`cart` → `card`,
+        // `care`), so a four-letter word the notes hold even once is taken as meant. One that
+        // no note holds matches nothing as it stands, so it is surely misspelt (`linx`, `vieo`)
+        // and its one-edit variants are all it can find.
+        1
+    } else {
+        0
+    }
+}
+
 /// English stem of a lowercase word.
 pub(super) fn stem(stemmer: &mut TextAnalyzer, word: &str) -> String {
     let mut s = stemmer.token_stream(word);
@@ -71,20 +89,25 @@ fn is_stemmable(w: &str) -> bool {
 }
 
 /// Finds the variants of `term` in the dictionaries of the searched fields.
+#[cfg(test)]
 pub(super) fn expand(
     searcher: &Searcher,
     fields: &Fields,
     term: &str,
     stemmer: &mut TextAnalyzer,
 ) -> Result<Variants> {
+    expand_among(searcher, fields, term, &[], stemmer)
+}
+
+/// Finds the variants of `term`, one word of a query whose other words are `others`.
+fn expand_among(
+    searcher: &Searcher,
+    fields: &Fields,
+    term: &str,
+    others: &[&str],
+    stemmer: &mut TextAnalyzer,
+) -> Result<Variants> {
     let chars = term.chars().count();
-    let typo_distance: u8 = if chars >= 9 {
-        2
-    } else if chars >= 5 {
-        1
-    } else {
-        0
-    };
     // A word the notes already contain is taken as spelt right: looking for its typo variants
     // (the costliest walk of the dictionary) would mostly add noise. Words the notes lack, or
     // hold only once or twice, get the typo walk.
@@ -93,7 +116,7 @@ pub(super) fn expand(
     let typo_distance = if known > tune("typo_known_df", 2.0) as u64 {
         0
     } else {
-        typo_distance
+        typo_distance_for(chars, known)
     };
     let dfa = (typo_distance > 0).then(|| lev_builder(typo_distance).build_dfa(term));
     let term_stem = is_stemmable(term).then(|| stem(stemmer, term));
@@ -121,7 +144,9 @@ pub(super) fn expand(
             }
             if chars >= 3 {
                 scan_prefix(dict, term, |s| {
-                    if s != term {
+                    // In `tech technique` the note's `technique` is the second word's match;
+                    // counting it as a prefix of `tech` too would credit one word twice.
+                    if s != term && !others.contains(&s) {
                         note_kind(&mut found, s, MatchKind::Prefix);
                     }
                 })?;
@@ -247,14 +272,15 @@ pub(in crate::local) fn expand_query(
 ) -> Result<Vec<ExpandedTerm>> {
     let mut stemmer = stemmer();
     let mut out: Vec<ExpandedTerm> = Vec::new();
+    let words: Vec<&str> = q.terms.iter().map(|t| t.text.as_str()).collect();
     for t in &q.terms {
-        let v = expand(searcher, fields, &t.text, &mut stemmer)?;
+        let v = expand_among(searcher, fields, &t.text, &words, &mut stemmer)?;
         if v.all.is_empty() && !t.parts.is_empty() {
             for p in &t.parts {
                 if out.iter().any(|e| &e.text == p) {
                     continue;
                 }
-                let v = expand(searcher, fields, p, &mut stemmer)?;
+                let v = expand_among(searcher, fields, p, &words, &mut stemmer)?;
                 out.push(ExpandedTerm {
                     text: p.clone(),
                     variants: v,

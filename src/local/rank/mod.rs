@@ -3,10 +3,11 @@
 //!
 //! 1. **Expansion.** Each query term is looked up in the term dictionaries of the searched
 //!    fields: exactly, as an inflection (same English stem: `rebuilds` → `rebuild`,
-//!    `rebuilding`), by prefix (3+ characters: `kotlin` → `kotlincompiledaemon`) and with typos
-//!    (Damerau–Levenshtein 1 from 5 characters, 2 from 9; a transposition costs 1). Each
-//!    variant carries a weight below 1 unless it is exact, so a typo or prefix match always
-//!    scores below an exact one.
+//!    `rebuilding`), by prefix (3+ characters: `kotlin` → `kotlincompiledaemon`, unless the
+//!    longer word is itself a word of the query: `tech technique`) and with typos
+//!    (Damerau–Levenshtein 1 from 5 characters, 2 from 9, 1 for a 4-letter word no note holds;
+//!    a transposition costs 1). Each variant carries a weight below 1 unless it is exact, so a
+//!    typo or prefix match always scores below an exact one.
 //! 2. **Candidates.** A BM25 disjunction over the variants with field boosts (file name and
 //!    aliases above headings above body); no word is required, so one extra word from an agent
 //!    never empties the result. Folder scope, exclusions, `path:`/`ext:`, tags, dates and

@@ -173,6 +173,90 @@ fn short_words_get_no_typo_variants() {
 }
 
 #[test]
+fn a_four_letter_word_no_note_holds_gets_one_edit_variants() {
+    let t = tiny(&[("a.md", "linux lynx video view vie dare\n")]);
+    let typo1 = Some(&MatchKind::Typo1.weight());
+    // A dropped letter, a changed letter, two letters swapped: one edit each.
+    let v = variants(&t, "linx");
+    assert_eq!(v.get("linux"), typo1, "{v:?}");
+    assert_eq!(v.get("lynx"), typo1, "{v:?}");
+    let v = variants(&t, "vieo");
+    assert_eq!(v.get("video"), typo1, "{v:?}");
+    assert_eq!(v.get("view"), typo1, "{v:?}");
+    // The candidate still needs four letters.
+    assert!(!v.contains_key("vie"), "{v:?}");
+    let v = variants(&t, "drae");
+    assert_eq!(v.get("dare"), typo1, "{v:?}");
+    // Never two edits.
+    let v = variants(&t, "lnxu");
+    assert!(!v.contains_key("linux"), "{v:?}");
+}
+
+#[test]
+fn a_four_letter_word_some_note_holds_gets_no_typo_variants() {
+    let t = tiny(&[("a.md", "cart\n"), ("b.md", "card care\n")]);
+    let v = variants(&t, "cart");
+    assert_eq!(v.get("cart"), Some(&1.0));
+    assert!(!v.contains_key("card"), "{v:?}");
+    assert!(!v.contains_key("care"), "{v:?}");
+}
+
+#[test]
+fn a_misspelt_four_letter_word_finds_its_note() {
+    let t = tiny(&[
+        ("dvdmaker.md", "Create and burn video DVDs.\n"),
+        (
+            "cdrecord.md",
+            "Burn DVDs. Burn discs, burn DVDs, burn data.\n",
+        ),
+    ]);
+    assert_eq!(first(&t, "burn vieo dvds"), "dvdmaker.md");
+    let hits = ranked(&t, "vieo");
+    let paths: Vec<&str> = hits.iter().map(|h| h.path.as_str()).collect();
+    assert_eq!(paths, vec!["dvdmaker.md"]);
+}
+
+#[test]
+fn a_word_of_the_query_is_no_prefix_variant_of_another() {
+    let t = tiny(&[("a.md", "tech technique users\n")]);
+    let terms = |q: &str| expand_query(&t.searcher, schema::fields(), &parse(q)).unwrap();
+    let alone = terms("tech");
+    assert_eq!(
+        alone[0].variants.all.get("technique"),
+        Some(&MatchKind::Prefix.weight())
+    );
+    let both = terms("tech technique");
+    assert!(
+        !both[0].variants.all.contains_key("technique"),
+        "{:?}",
+        both[0].variants
+    );
+    assert_eq!(both[1].variants.all.get("technique"), Some(&1.0));
+    // Only prefixes: an inflection that is another word of the query stays.
+    let infl = terms("user users");
+    assert_eq!(
+        infl[0].variants.all.get("users"),
+        Some(&MatchKind::Inflection.weight())
+    );
+}
+
+#[test]
+fn a_note_with_both_words_beats_one_whose_name_holds_the_longer() {
+    // Counting `technique` as a prefix of `tech` too, the note named for it would win.
+    let t = tiny(&[
+        (
+            "Pomodoro Technique.md",
+            "# Technique\n## Technique steps\n## Technique notes\nthe technique, a technique\n",
+        ),
+        (
+            "catchup.md",
+            "our fourth catchup: new tech and a technique\n",
+        ),
+    ]);
+    assert_eq!(first(&t, "tech technique"), "catchup.md");
+}
+
+#[test]
 fn candidate_query_applies_scope_and_exclusions_inside_the_query() {
     let t = tiny(&[
         ("A/x.md", "kotlin daemon\n"),
