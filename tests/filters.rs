@@ -357,6 +357,11 @@ fn sort_by_modified_orders_the_best_matches() {
     assert_eq!(paths(&local(&env, &["kotlin"])), ["best.md", "newer.md"]);
     let r = local(&env, &["--sort", "modified", "kotlin"]);
     assert_eq!(paths(&r), ["newer.md", "best.md"]);
+    // The newest of the matches, not the newest of the best `-n`.
+    let one = env.search_json(&[
+        "--source", "local", "--sort", "modified", "-n", "1", "kotlin",
+    ]);
+    assert_eq!(paths(&one), ["newer.md"]);
     assert_eq!(
         r.results[0].modified.as_deref(),
         Some("2026-01-01T00:00:01+00:00")

@@ -392,12 +392,25 @@ fn index_status_reports_the_index() {
 fn malformed_input_gets_an_error_and_the_server_keeps_serving() {
     let env = vault();
     let mut s = Session::ready(&env, &[]);
-    // Not JSON at all: ignored (there is no id to answer; this is what the official SDKs do).
+    // Not JSON at all: a Parse error, with a null id (there is none to read).
     s.send_raw("this is not json");
+    let err = s.wait_for(|m| m.get("error").is_some() && m["id"].is_null());
+    assert_eq!(err["error"]["code"], -32700, "{err}");
     // JSON, but not a JSON-RPC message: an Invalid Request error.
     s.send_raw(r#"{"hello": "world"}"#);
     let err = s.wait_for(|m| m.get("error").is_some() && m["id"].is_null());
     assert_eq!(err["error"]["code"], -32600, "{err}");
+    // A message over the size limit is dropped as it arrives, and said so.
+    s.send_raw(&"x".repeat(9 * 1024 * 1024));
+    let err = s.wait_for(|m| m.get("error").is_some() && m["id"].is_null());
+    assert_eq!(err["error"]["code"], -32600, "{err}");
+    assert!(
+        err["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("at most"),
+        "{err}"
+    );
     let r = s.request("no/such/method", json!({}));
     assert_eq!(r["error"]["code"], -32601, "{r}");
     // Still serving.

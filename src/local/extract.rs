@@ -40,6 +40,10 @@ pub(crate) struct Extracted {
     /// holds only for a limit no longer than that one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) timed_out_ms: Option<u64>,
+    /// The blake3 of the bytes the child read (hex). The child reads the file anew, so this
+    /// tells whether it saw what the parent hashed; not kept in the cache.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) read_hash: Option<String>,
     /// The extractor could not be run at all (not cached: nothing about the file is known).
     #[serde(skip)]
     pub(crate) not_run: bool,
@@ -105,7 +109,16 @@ impl<'a> Extractor<'a> {
         {
             failed("not a PDF (no %PDF- header)")
         } else {
-            run_child(self.program, path, self.limits)
+            let mut e = run_child(self.program, path, self.limits);
+            // Written between the parent's read and the child's: this text is another
+            // version's. Not cached; the changed file is read again by the next update.
+            if e.read_hash
+                .take()
+                .is_some_and(|h| h != hash.to_hex().as_str())
+            {
+                e = not_run("the PDF changed while it was being read");
+            }
+            e
         };
         if let (Some(file), Some(dir)) = (cached.as_deref(), self.cache) {
             if !extracted.not_run {
@@ -121,6 +134,7 @@ fn failed(why: impl Into<String>) -> Extracted {
         pages: None,
         error: Some(why.into()),
         timed_out_ms: None,
+        read_hash: None,
         not_run: false,
     }
 }

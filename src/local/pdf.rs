@@ -48,14 +48,18 @@ pub(crate) fn extract_file(path: &Path) -> Extracted {
         Ok(b) => b,
         Err(e) => return failed(format!("cannot read: {e}")),
     };
-    match std::panic::catch_unwind(|| pages(&bytes)) {
+    // The parent hashed the file before; it keeps this text only if the bytes are the same.
+    let read_hash = Some(blake3::hash(&bytes).to_hex().to_string());
+    let mut out = match std::panic::catch_unwind(|| pages(&bytes)) {
         Ok(Ok(pages)) => Extracted {
             pages: Some(pages),
             ..Extracted::default()
         },
         Ok(Err(why)) => failed(why),
         Err(_) => failed("the PDF parser failed on this file".into()),
-    }
+    };
+    out.read_hash = read_hash;
+    out
 }
 
 /// The text of every page.

@@ -7,7 +7,7 @@ use tantivy::collector::TopDocs;
 use tantivy::Searcher;
 
 use super::{analyzer, ignore, list, query, rank, schema};
-use crate::core::{SearchHit, SearchOptions, Sort};
+use crate::core::{SearchHit, SearchOptions};
 
 /// Searches an opened index; problems that did not stop it (a bad exclusion pattern) go to
 /// `warnings`.
@@ -71,23 +71,15 @@ pub(super) fn run(
     }
     // Newest first: the best candidates, re-ranked (which drops excluded phrases), then
     // ordered by time.
-    let keep = match opts.sort {
-        Sort::Relevance => opts.limit,
-        Sort::Modified => candidates.len(),
-    };
-    let mut hits = rank::rerank(
+    rank::rerank(
         searcher,
         fields,
         &parsed,
         &terms,
         &candidates,
-        keep,
+        opts.limit,
+        opts.sort,
         &opts.vault,
         warnings,
-    )?;
-    if opts.sort == Sort::Modified {
-        hits.sort_by_key(|h| std::cmp::Reverse(h.modified_ns));
-        hits.truncate(opts.limit);
-    }
-    Ok(hits)
+    )
 }

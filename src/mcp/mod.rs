@@ -12,6 +12,7 @@
 
 mod background;
 pub mod config_snippets;
+mod framing;
 mod read_note;
 mod tools;
 
@@ -132,14 +133,20 @@ async fn serve(opts: McpOptions) -> Result<()> {
         ctx: Arc::new(Ctx { opts, indexer }),
         tool_router: Server::tool_router(),
     };
-    let running = match server.serve(rmcp::transport::stdio()).await {
-        Ok(r) => r,
+    let framed = framing::start(tokio::io::stdin(), tokio::io::stdout());
+    let served = match server.serve((framed.reader, framed.writer)).await {
+        Ok(running) => running
+            .waiting()
+            .await
+            .map(drop)
+            .context("the MCP server stopped"),
         // EOF before `initialize`: the client went away; nothing to report.
-        Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => return Ok(()),
-        Err(e) => return Err(e).context("MCP handshake failed"),
+        Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => Ok(()),
+        Err(e) => Err(e).context("MCP handshake failed"),
     };
-    running.waiting().await.context("the MCP server stopped")?;
-    Ok(())
+    // The last replies are still on their way to stdout.
+    let _ = tokio::time::timeout(Duration::from_secs(2), framed.flushed).await;
+    served
 }
 
 #[derive(Debug, Clone)]

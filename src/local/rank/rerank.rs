@@ -11,7 +11,7 @@ use tantivy::{DocAddress, DocSet, Searcher, TantivyDocument, Term};
 
 use super::matching::name_match;
 use super::{bm25_part, tune, ExpandedTerm};
-use crate::core::{round_to, FileKind, SearchHit, ENGINE_LOCAL};
+use crate::core::{round_to, FileKind, SearchHit, Sort, ENGINE_LOCAL};
 use crate::local::analyzer;
 use crate::local::passage;
 use crate::local::query::ParsedQuery;
@@ -45,7 +45,8 @@ struct Features {
 }
 
 /// Re-ranks BM25 candidates with the bonus signals and returns the best `limit`, each with its
-/// excerpt.
+/// excerpt; with [`Sort::Modified`], the newest `limit` of the re-ranked candidates, newest
+/// first (only those get an excerpt).
 ///
 /// The signals come from the postings of the candidates (term frequencies, positions), so a
 /// note is only read back (and tokenized, for the excerpt) when it is returned; a giant note
@@ -58,6 +59,7 @@ pub(crate) fn rerank(
     terms: &[ExpandedTerm],
     candidates: &[(f32, DocAddress)],
     limit: usize,
+    order: Sort,
     vault: &std::path::Path,
     #[cfg_attr(not(feature = "tuning"), allow(unused_variables, clippy::ptr_arg))]
     warnings: &mut Vec<String>,
@@ -200,6 +202,16 @@ pub(crate) fn rerank(
             .unwrap_or(std::cmp::Ordering::Equal)
             .then_with(|| feats[a.1].path.cmp(&feats[b.1].path))
     });
+    if order == Sort::Modified {
+        // Stable: notes of the same time keep their relevance order.
+        scored.sort_by_cached_key(|&(_, i)| {
+            std::cmp::Reverse(crate::local::list::mtime_of(
+                searcher,
+                fields,
+                candidates[i].1,
+            ))
+        });
+    }
     scored.truncate(limit);
 
     let phrases: Vec<&[String]> = q

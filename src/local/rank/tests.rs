@@ -106,6 +106,7 @@ fn ranked(t: &Tiny, q: &str) -> Vec<SearchHit> {
         &terms,
         &top,
         10,
+        crate::core::Sort::Relevance,
         // Notes in memory only: every hit is shown from its stored document.
         std::path::Path::new(""),
         &mut Vec::new(),

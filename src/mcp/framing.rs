@@ -1,0 +1,233 @@
+//! The line framing between the client's pipes and rmcp: one JSON-RPC message per line, each
+//! line bounded, a line that is not JSON answered with a parse error.
+//!
+//! rmcp's stdio transport reads a line of any length into memory (a client that never sends a
+//! newline grows the buffer without end) and drops a line that is not JSON without a word. So
+//! stdin is read here first: a line longer than [`MAX_LINE`] is discarded as it streams in and
+//! answered with `-32600`; a line that is not JSON gets JSON-RPC's `-32700` with a null id; every
+//! other line goes on to rmcp unchanged. rmcp's output and those errors reach stdout through one
+//! writer, a whole line at a time, so they never interleave.
+
+use tokio::io::{
+    AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, DuplexStream,
+};
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+
+/// The longest message accepted. Requests are small (a query, a path); 8 MiB leaves room for
+/// any client while bounding what one can make the server hold.
+pub(crate) const MAX_LINE: usize = 8 * 1024 * 1024;
+/// Lines in flight towards stdout.
+const OUT_QUEUE: usize = 64;
+/// Pipe buffers between this layer and rmcp.
+const PIPE: usize = 64 * 1024;
+
+/// The pipes rmcp serves on, and the task that writes stdout (await it after the service ends:
+/// it finishes once rmcp's last line is written).
+pub(crate) struct Framed {
+    pub(crate) reader: DuplexStream,
+    pub(crate) writer: DuplexStream,
+    pub(crate) flushed: JoinHandle<()>,
+}
+
+/// Starts the framing tasks on the current runtime.
+pub(crate) fn start(
+    input: impl AsyncRead + Unpin + Send + 'static,
+    output: impl AsyncWrite + Unpin + Send + 'static,
+) -> Framed {
+    let (to_rmcp, reader) = tokio::io::duplex(PIPE);
+    let (writer, from_rmcp) = tokio::io::duplex(PIPE);
+    let (out_tx, out_rx) = mpsc::channel::<Vec<u8>>(OUT_QUEUE);
+    tokio::spawn(read_input(input, to_rmcp, out_tx.clone()));
+    tokio::spawn(relay_output(from_rmcp, out_tx));
+    let flushed = tokio::spawn(write_output(output, out_rx));
+    Framed {
+        reader,
+        writer,
+        flushed,
+    }
+}
+
+/// What to do with one complete line of input.
+#[derive(Debug, PartialEq, Eq)]
+enum Verdict {
+    /// Blank: nothing to say.
+    Skip,
+    /// A JSON value: rmcp's to judge.
+    Forward,
+    /// The error reply to send back.
+    Reply(Vec<u8>),
+}
+
+fn judge(line: &[u8]) -> Verdict {
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    let body = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Verdict::Skip;
+    }
+    match serde_json::from_slice::<serde::de::IgnoredAny>(body) {
+        Ok(_) => Verdict::Forward,
+        Err(e) => Verdict::Reply(error_line(-32700, &format!("Parse error: {e}"))),
+    }
+}
+
+/// A JSON-RPC error response with a null id (the id of a message that could not be read).
+fn error_line(code: i64, message: &str) -> Vec<u8> {
+    let v = serde_json::json!({"jsonrpc": "2.0", "id": null, "error": {"code": code, "message": message}});
+    let mut out = v.to_string().into_bytes();
+    out.push(b'\n');
+    out
+}
+
+async fn read_input(
+    mut input: impl AsyncRead + Unpin,
+    mut to_rmcp: DuplexStream,
+    out: mpsc::Sender<Vec<u8>>,
+) {
+    let mut chunk = vec![0u8; 64 * 1024];
+    let mut line: Vec<u8> = Vec::new();
+    let mut too_long = false;
+    loop {
+        let n = match input.read(&mut chunk).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
+        let mut rest = &chunk[..n];
+        while !rest.is_empty() {
+            let (part, ended) = match rest.iter().position(|&b| b == b'\n') {
+                Some(i) => (&rest[..i], true),
+                None => (rest, false),
+            };
+            rest = if ended { &rest[part.len() + 1..] } else { &[] };
+            if !too_long && line.len() + part.len() > MAX_LINE {
+                too_long = true;
+                line = Vec::new();
+            }
+            if !too_long {
+                line.extend_from_slice(part);
+            }
+            if !ended {
+                continue;
+            }
+            let verdict = if too_long {
+                Verdict::Reply(error_line(
+                    -32600,
+                    &format!("Invalid Request: a message is at most {MAX_LINE} bytes"),
+                ))
+            } else {
+                judge(&line)
+            };
+            too_long = false;
+            if !deliver(verdict, &mut line, &mut to_rmcp, &out).await {
+                return;
+            }
+            line.clear();
+        }
+    }
+    // The last line may lack its newline.
+    if !too_long && !line.is_empty() {
+        let verdict = judge(&line);
+        deliver(verdict, &mut line, &mut to_rmcp, &out).await;
+    }
+    // Dropping the pipe is rmcp's end of input.
+    let _ = to_rmcp.shutdown().await;
+}
+
+/// False when rmcp or stdout has gone away.
+async fn deliver(
+    verdict: Verdict,
+    line: &mut Vec<u8>,
+    to_rmcp: &mut DuplexStream,
+    out: &mpsc::Sender<Vec<u8>>,
+) -> bool {
+    match verdict {
+        Verdict::Skip => true,
+        Verdict::Forward => {
+            line.push(b'\n');
+            to_rmcp.write_all(line).await.is_ok()
+        }
+        Verdict::Reply(reply) => out.send(reply).await.is_ok(),
+    }
+}
+
+/// rmcp's output, a whole line at a time (rmcp writes one message per line).
+async fn relay_output(from_rmcp: DuplexStream, out: mpsc::Sender<Vec<u8>>) {
+    let mut lines = tokio::io::BufReader::new(from_rmcp);
+    loop {
+        let mut line = Vec::new();
+        match lines.read_until(b'\n', &mut line).await {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {
+                if !line.ends_with(b"\n") {
+                    line.push(b'\n');
+                }
+                if out.send(line).await.is_err() {
+                    break;
+                }
+            }
+        }
+    }
+}
+
+async fn write_output(mut output: impl AsyncWrite + Unpin, mut lines: mpsc::Receiver<Vec<u8>>) {
+    while let Some(line) = lines.recv().await {
+        if output.write_all(&line).await.is_err() || output.flush().await.is_err() {
+            break;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_are_forwarded_answered_or_skipped() {
+        assert_eq!(
+            judge(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#),
+            Verdict::Forward
+        );
+        assert_eq!(judge(b"\xEF\xBB\xBF{}\r"), Verdict::Forward);
+        assert_eq!(judge(b"  \r"), Verdict::Skip);
+        let Verdict::Reply(r) = judge(b"this is not json") else {
+            panic!("not answered")
+        };
+        let v: serde_json::Value = serde_json::from_slice(&r).unwrap();
+        assert_eq!(v["error"]["code"], -32700);
+        assert!(v["id"].is_null());
+        assert!(r.ends_with(b"\n"));
+    }
+
+    #[test]
+    fn an_endless_line_is_dropped_as_it_streams_in() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            let (mut client, server_in) = tokio::io::duplex(1 << 20);
+            let (server_out, mut client_out) = tokio::io::duplex(1 << 20);
+            let framed = start(server_in, server_out);
+            let mut rmcp_side = framed.reader;
+            let feed = tokio::spawn(async move {
+                let junk = vec![b'x'; 1 << 20];
+                for _ in 0..(MAX_LINE / junk.len() + 2) {
+                    client.write_all(&junk).await.unwrap();
+                }
+                client.write_all(b"\n{\"ok\":1}\n").await.unwrap();
+                client.shutdown().await.unwrap();
+            });
+            let mut got = Vec::new();
+            rmcp_side.read_to_end(&mut got).await.unwrap();
+            feed.await.unwrap();
+            // Only the message after the long line reached rmcp.
+            assert_eq!(got, b"{\"ok\":1}\n");
+            drop(framed.writer);
+            framed.flushed.await.unwrap();
+            let mut reply = Vec::new();
+            client_out.read_to_end(&mut reply).await.unwrap();
+            let v: serde_json::Value = serde_json::from_slice(&reply).unwrap();
+            assert_eq!(v["error"]["code"], -32600);
+        });
+    }
+}
