@@ -30,11 +30,12 @@ pub(crate) struct Framed {
     pub(crate) flushed: JoinHandle<()>,
 }
 
+/// Boxed: one copy of each task's code, whatever the pipes are (stdio, or a test's).
+pub(crate) type Input = Box<dyn AsyncRead + Unpin + Send>;
+pub(crate) type Output = Box<dyn AsyncWrite + Unpin + Send>;
+
 /// Starts the framing tasks on the current runtime.
-pub(crate) fn start(
-    input: impl AsyncRead + Unpin + Send + 'static,
-    output: impl AsyncWrite + Unpin + Send + 'static,
-) -> Framed {
+pub(crate) fn start(input: Input, output: Output) -> Framed {
     let (to_rmcp, reader) = tokio::io::duplex(PIPE);
     let (writer, from_rmcp) = tokio::io::duplex(PIPE);
     let (out_tx, out_rx) = mpsc::channel::<Vec<u8>>(OUT_QUEUE);
@@ -73,17 +74,15 @@ fn judge(line: &[u8]) -> Verdict {
 
 /// A JSON-RPC error response with a null id (the id of a message that could not be read).
 fn error_line(code: i64, message: &str) -> Vec<u8> {
-    let v = serde_json::json!({"jsonrpc": "2.0", "id": null, "error": {"code": code, "message": message}});
-    let mut out = v.to_string().into_bytes();
-    out.push(b'\n');
-    out
+    let message = serde_json::to_string(message).unwrap_or_else(|_| "\"\"".into());
+    format!(r#"{{"jsonrpc":"2.0","id":null,"error":{{"code":{code},"message":{message}}}}}"#)
+        .into_bytes()
+        .into_iter()
+        .chain(std::iter::once(b'\n'))
+        .collect()
 }
 
-async fn read_input(
-    mut input: impl AsyncRead + Unpin,
-    mut to_rmcp: DuplexStream,
-    out: mpsc::Sender<Vec<u8>>,
-) {
+async fn read_input(mut input: Input, mut to_rmcp: DuplexStream, out: mpsc::Sender<Vec<u8>>) {
     let mut chunk = vec![0u8; 64 * 1024];
     let mut line: Vec<u8> = Vec::new();
     let mut too_long = false;
@@ -169,7 +168,7 @@ async fn relay_output(from_rmcp: DuplexStream, out: mpsc::Sender<Vec<u8>>) {
     }
 }
 
-async fn write_output(mut output: impl AsyncWrite + Unpin, mut lines: mpsc::Receiver<Vec<u8>>) {
+async fn write_output(mut output: Output, mut lines: mpsc::Receiver<Vec<u8>>) {
     while let Some(line) = lines.recv().await {
         if output.write_all(&line).await.is_err() || output.flush().await.is_err() {
             break;
@@ -207,7 +206,7 @@ mod tests {
         rt.block_on(async {
             let (mut client, server_in) = tokio::io::duplex(1 << 20);
             let (server_out, mut client_out) = tokio::io::duplex(1 << 20);
-            let framed = start(server_in, server_out);
+            let framed = start(Box::new(server_in), Box::new(server_out));
             let mut rmcp_side = framed.reader;
             let feed = tokio::spawn(async move {
                 let junk = vec![b'x'; 1 << 20];

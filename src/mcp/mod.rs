@@ -133,7 +133,7 @@ async fn serve(opts: McpOptions) -> Result<()> {
         ctx: Arc::new(Ctx { opts, indexer }),
         tool_router: Server::tool_router(),
     };
-    let framed = framing::start(tokio::io::stdin(), tokio::io::stdout());
+    let framed = framing::start(Box::new(tokio::io::stdin()), Box::new(tokio::io::stdout()));
     let served = match server.serve((framed.reader, framed.writer)).await {
         Ok(running) => running
             .waiting()
