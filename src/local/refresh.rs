@@ -191,12 +191,25 @@ pub(crate) fn apply<T>(
         limits,
         text_cache: Some(&text_cache),
     };
-    let mut report = write(target, plan, progress)?;
-    if fresh {
-        store.publish(&dir)?;
-        report.rebuilt = true;
+    let written = write(target, plan, progress).and_then(|mut report| {
+        if fresh {
+            store.publish(&dir)?;
+            report.rebuilt = true;
+        }
+        Ok(report)
+    });
+    match written {
+        Ok(report) => Ok((index, report)),
+        Err(e) => {
+            if fresh {
+                // A build that failed (a full disk, most often) must not keep the space it
+                // took: the next build could never fit beside it.
+                drop(index);
+                store.discard(&dir);
+            }
+            Err(e)
+        }
     }
-    Ok((index, report))
 }
 
 /// `check` + `apply` under a lock already held: what `vault-search index` does.

@@ -149,10 +149,21 @@ impl Store {
             .with_context(|| format!("cannot create the index directory {}", dir.display()))?;
         let mmap = MmapDirectory::open(&dir)
             .with_context(|| format!("cannot open the index directory {}", dir.display()))?;
-        let index = Index::create(mmap, schema::fields().schema.clone(), Default::default())
-            .context("cannot create the index")?;
+        let index = match Index::create(mmap, schema::fields().schema.clone(), Default::default()) {
+            Ok(index) => index,
+            Err(e) => {
+                self.discard(&dir);
+                return Err(e).context("cannot create the index");
+            }
+        };
         register_analyzer(&index);
         Ok((index, dir))
+    }
+
+    /// Removes an index directory that was never published (best effort: on Windows a file
+    /// still open keeps it until the next build's clean-up).
+    pub(crate) fn discard(&self, dir: &Path) {
+        let _ = fs::remove_dir_all(dir);
     }
 
     /// Points `CURRENT` at `dir` atomically, then removes every other index directory.
