@@ -35,6 +35,7 @@ mod heap;
 mod local;
 mod mcp;
 mod omnisearch;
+mod paths;
 mod serve;
 mod status;
 mod text;

@@ -182,7 +182,7 @@ fn check_vault(path: &Path, origin: &str) -> Result<PathBuf> {
             path.display()
         );
     }
-    path.canonicalize()
+    crate::paths::canonicalize(path)
         .with_context(|| format!("cannot resolve the vault path {}", path.display()))
 }
 

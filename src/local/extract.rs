@@ -189,6 +189,13 @@ fn run_child(program: &Path, path: &Path, limits: PdfLimits) -> Extracted {
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::null());
+    // A console program started by a process without a console (an MCP server run by a desktop
+    // app) gets a console window of its own on Windows, one flash per PDF: CREATE_NO_WINDOW.
+    #[cfg(windows)]
+    {
+        use std::os::windows::process::CommandExt;
+        cmd.creation_flags(0x0800_0000);
+    }
     let mut child = match cmd.spawn() {
         Ok(c) => c,
         Err(e) => return not_run(format!("cannot start the PDF extractor: {e}")),

@@ -25,7 +25,7 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
-use super::store::{now_ns, set_private_file, Store};
+use super::store::{now_ns, replace_file, set_private_file, Store};
 
 /// The server beats at least this often.
 pub const BEAT_EVERY: Duration = Duration::from_millis(500);
@@ -114,7 +114,7 @@ impl Beacon {
             f.write_all(&body)?;
         }
         set_private_file(&tmp);
-        fs::rename(&tmp, self.root.join(STATE_FILE))
+        replace_file(&tmp, &self.root.join(STATE_FILE))
             .with_context(|| format!("cannot publish {}", self.root.join(STATE_FILE).display()))
     }
 

@@ -181,7 +181,7 @@ impl Store {
             f.sync_all()?;
         }
         set_private_file(&tmp);
-        fs::rename(&tmp, self.root.join(CURRENT))
+        replace_file(&tmp, &self.root.join(CURRENT))
             .with_context(|| format!("cannot replace {}", self.root.join(CURRENT).display()))?;
         self.remove_stale_dirs(Some(dir));
         Ok(())
@@ -275,6 +275,26 @@ pub(crate) fn create_private_dir(dir: &Path) -> std::io::Result<()> {
     #[cfg(not(unix))]
     {
         fs::create_dir_all(dir)
+    }
+}
+
+/// Renames `tmp` over `dst`. On Unix that is atomic whoever has `dst` open. On Windows it fails
+/// while another program holds `dst` open without delete sharing (a virus scanner, the search
+/// indexer, an older reader; Rust itself shares): retried for up to about half a second.
+pub(crate) fn replace_file(tmp: &Path, dst: &Path) -> std::io::Result<()> {
+    let mut tries = 0;
+    loop {
+        match fs::rename(tmp, dst) {
+            Err(e)
+                if cfg!(windows)
+                    && e.kind() == std::io::ErrorKind::PermissionDenied
+                    && tries < 25 =>
+            {
+                tries += 1;
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            r => return r,
+        }
     }
 }
 

@@ -42,7 +42,7 @@ impl DiskNote {
     pub(crate) fn path(&self, vault: &Path) -> PathBuf {
         match &self.raw_path {
             Some(p) => p.clone(),
-            None => vault.join(&self.rel),
+            None => crate::paths::join_rel(vault, &self.rel),
         }
     }
 }

@@ -6,6 +6,8 @@ use std::path::Path;
 
 use clap::ValueEnum;
 
+use crate::cli::skill::slashed;
+
 /// The MCP clients `--print-config` knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Client {
@@ -25,10 +27,12 @@ pub(crate) fn snippet(client: Client, bin: &Path, vault: &Path) -> String {
     let vault = vault.display().to_string();
     let args = ["mcp".to_string(), "--vault".to_string(), vault.clone()];
     match client {
+        // Typed into whatever shell the user has: on Windows `/` separators need no quoting in
+        // Git Bash, PowerShell or `cmd` (single quotes, which guard `\`, are not quotes in `cmd`).
         Client::ClaudeCode => format!(
             "claude mcp add --scope user vault-search -- {} mcp --vault {}\n",
-            shell_quote(&bin),
-            shell_quote(&vault)
+            shell_quote(&slashed(&bin, cfg!(windows))),
+            shell_quote(&slashed(&vault, cfg!(windows)))
         ),
         Client::ClaudeDesktop | Client::Cursor => {
             let value = serde_json::json!({

@@ -13,6 +13,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::tools::tool_error;
+use crate::paths;
 
 /// Most lines one call returns.
 pub(crate) const MAX_LINES: u64 = 400;
@@ -99,12 +100,9 @@ pub(crate) fn resolve(vault: &Path, raw: &str) -> Result<PathBuf, String> {
     if !is_md {
         return Err(format!("{raw:?} is not a note: only .md files can be read"));
     }
-    let root = vault
-        .canonicalize()
+    let root = paths::canonicalize(vault)
         .map_err(|e| format!("cannot open the vault {}: {e}", vault.display()))?;
-    let real = root
-        .join(rel)
-        .canonicalize()
+    let real = paths::canonicalize(&paths::join_rel(&root, &unified))
         .map_err(|_| format!("no note {raw:?} in the vault"))?;
     if !real.starts_with(&root) {
         return Err(format!(

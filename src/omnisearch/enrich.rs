@@ -7,6 +7,7 @@ use std::path::Path;
 
 use super::client::OmniHit;
 use crate::core::{round_to, FileKind, Filters, Scope, SearchHit, Sort, ENGINE_OMNISEARCH};
+use crate::paths;
 use crate::text::{excerpt, note};
 
 /// What narrows and orders the plugin's hits on our side.
@@ -86,7 +87,10 @@ fn enrich_from_note(
 ) -> Option<Vec<(String, Vec<String>)>> {
     // Read only a file that really lies inside the vault: a symlink (of the note or a folder
     // on its way) pointing elsewhere is never followed.
-    let inside = match (vault.join(&hit.path).canonicalize(), vault.canonicalize()) {
+    let inside = match (
+        paths::canonicalize(&paths::join_rel(vault, &hit.path)),
+        paths::canonicalize(vault),
+    ) {
         (Ok(real), Ok(root)) => real.starts_with(root).then_some(real),
         _ => None,
     };

@@ -120,6 +120,10 @@ pub fn run(opts: ServeOptions) -> Result<()> {
     Ok(())
 }
 
+/// Unix: SIGTERM and SIGINT. Windows: signal-hook registers them with the C runtime, where
+/// SIGINT is Ctrl-C (and Ctrl-Break is not caught) and SIGTERM is never sent by the system: a
+/// closed console window or `taskkill /F` ends the process without the final commit, which
+/// the next run's walk makes up for.
 fn install_signals(stop: &Arc<AtomicBool>) -> Result<()> {
     use signal_hook::consts::{SIGINT, SIGTERM};
     for sig in [SIGTERM, SIGINT] {

@@ -14,6 +14,7 @@ use tantivy::tokenizer::TokenStream;
 
 use crate::local::analyzer;
 use crate::omnisearch::is_safe_relative;
+use crate::paths;
 use crate::text::excerpt;
 use crate::SearchHit;
 
@@ -46,7 +47,7 @@ pub(crate) fn convert(vault: &Path, hits: Vec<SearchHit>) -> Vec<OmniResult> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let root = vault.canonicalize().ok();
+    let root = paths::canonicalize(vault).ok();
     let mut analyzer = analyzer::text_analyzer();
     hits.into_iter()
         .filter(|h| is_safe_relative(&h.path))
@@ -71,7 +72,7 @@ pub(crate) fn convert(vault: &Path, hits: Vec<SearchHit>) -> Vec<OmniResult> {
 
 /// Reads a note only when it really lies inside the vault (no symlink out).
 fn read_inside(root: &Path, rel: &str) -> Option<String> {
-    let real = root.join(rel).canonicalize().ok()?;
+    let real = paths::canonicalize(&paths::join_rel(root, rel)).ok()?;
     if !real.starts_with(root) {
         return None;
     }

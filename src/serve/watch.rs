@@ -93,9 +93,7 @@ pub(crate) fn run(
     let mut stop_seen: Option<Instant> = None;
     let mut last_watch_try = Instant::now();
     let events = Events {
-        cache_dir: cfg
-            .cache_dir
-            .canonicalize()
+        cache_dir: crate::paths::canonicalize(&cfg.cache_dir)
             .unwrap_or_else(|_| cfg.cache_dir.clone()),
         vault: cfg.vault.clone(),
         state: Arc::clone(state),
@@ -279,8 +277,12 @@ impl Events {
         }
         ev.paths.is_empty()
             || ev.paths.iter().any(|p| {
+                // A path not spelled below the vault as we know it (macOS's FSEvents reports
+                // real paths: symlinks resolved, `/private/var` for `/var`) can't be judged by
+                // its folders: any dot-folder above the vault would make it look hidden and
+                // every event would be lost. It costs one walk at most.
                 !p.starts_with(&self.cache_dir)
-                    && path_matters(p.strip_prefix(&self.vault).unwrap_or(p))
+                    && p.strip_prefix(&self.vault).map_or(true, path_matters)
             })
     }
 }
@@ -366,4 +368,34 @@ pub(crate) fn lock(state: &Mutex<WatchState>) -> std::sync::MutexGuard<'_, Watch
     state
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use notify::event::{CreateKind, EventKind};
+
+    fn events(vault: &str, cache: &str) -> Events {
+        Events {
+            cache_dir: PathBuf::from(cache),
+            vault: PathBuf::from(vault),
+            state: Arc::new(Mutex::new(WatchState::default())),
+        }
+    }
+
+    fn created(p: &str) -> notify::Event {
+        notify::Event::new(EventKind::Create(CreateKind::File)).add_path(PathBuf::from(p))
+    }
+
+    #[test]
+    fn event_paths_judged_relative_to_the_vault() {
+        // A vault below a dot-folder: only the path inside the vault decides.
+        let ev = events("/home/me/.vaults/work", "/home/me/.cache");
+        assert!(ev.relevant(&created("/home/me/.vaults/work/sub/note.md")));
+        assert!(ev.relevant(&created("/home/me/.vaults/work/.obsidian/app.json")));
+        assert!(!ev.relevant(&created("/home/me/.vaults/work/.git/index")));
+        assert!(!ev.relevant(&created("/home/me/.cache/vault-search/x/serve.json")));
+        // Spelled differently (a resolved symlink): unknown, so it counts.
+        assert!(ev.relevant(&created("/private/home/me/.vaults/work/note.md")));
+    }
 }

@@ -296,4 +296,24 @@ mod tests {
         assert_eq!(m.tags, ["x"]);
         assert_eq!(m.headings[0].text, "T");
     }
+
+    #[test]
+    fn crlf_frontmatter_lists_properties_and_offsets() {
+        // As a Windows editor saves it: every line ends in CRLF.
+        let text = "---\r\naliases:\r\n  - Alt name\r\ntags: [a, b]\r\nstatus: done\r\n...\r\n\
+                    intro #inline\r\n## Part two\r\nbody\r\n";
+        let m = parse(text);
+        assert_eq!(m.aliases, ["Alt name"]);
+        assert_eq!(m.tags, ["a", "b", "inline"]);
+        let status = m.properties.iter().find(|(k, _)| k == "status");
+        assert_eq!(
+            status.map(|(_, v)| v.as_slice()),
+            Some(&["done".to_string()][..])
+        );
+        assert_eq!(&text[m.body_start..m.body_start + 5], "intro");
+        let h = &m.headings[0];
+        assert_eq!((h.level, h.text.as_str()), (2, "Part two"));
+        assert_eq!(&text[h.offset..h.offset + 3], "## ");
+        assert_eq!(crate::text::excerpt::line_of(text, h.offset), 8);
+    }
 }

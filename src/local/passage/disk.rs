@@ -95,7 +95,8 @@ pub(crate) fn show(
     let Some(path) = strs(fields.path)?.into_iter().next() else {
         return Ok(None);
     };
-    let Some(mut file) = open_unchanged(&vault.join(&path), size, mtime_ns) else {
+    let Some(mut file) = open_unchanged(&crate::paths::join_rel(vault, &path), size, mtime_ns)
+    else {
         return Ok(None);
     };
     let Some((spot, excerpt)) = show_in_file(

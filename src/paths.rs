@@ -1,0 +1,125 @@
+//! File-system paths as every platform needs them. Note paths are vault-relative and
+//! `/`-separated everywhere (index, JSON, MCP, Omnisearch); turning one into a file path, and
+//! resolving the vault itself, is done here so no call site depends on the platform's rules:
+//!
+//! - On Windows, `fs::canonicalize` returns a verbatim path (`\\?\C:\Vault`). Windows passes a
+//!   verbatim path to the file system unparsed, so `/` in it is not a separator: joining
+//!   `sub/note.md` onto it names no file. [`join_rel`] therefore pushes one component at a
+//!   time, and [`canonicalize`] gives the plain form (`C:\Vault`) whenever that names the same
+//!   file, which is also what users see in messages, config snippets and the skill.
+//! - On Unix both are the std functions' results: `/` already is the separator, and
+//!   `canonicalize` has no other form.
+
+use std::path::{Path, PathBuf};
+
+/// `root` joined with the `/`-separated vault-relative `rel`, one component at a time (empty
+/// and `.` segments skipped). The caller has checked `rel` for `..` and roots where that
+/// matters.
+pub(crate) fn join_rel(root: &Path, rel: &str) -> PathBuf {
+    let mut p = root.to_path_buf();
+    for seg in rel.split('/').filter(|s| !s.is_empty() && *s != ".") {
+        p.push(seg);
+    }
+    p
+}
+
+/// `fs::canonicalize`, without Windows' verbatim prefix when the plain path names the same
+/// file (see the module docs).
+pub(crate) fn canonicalize(path: &Path) -> std::io::Result<PathBuf> {
+    let real = path.canonicalize()?;
+    if cfg!(windows) {
+        if let Some(plain) = real.to_str().and_then(plain_windows_path) {
+            return Ok(PathBuf::from(plain));
+        }
+    }
+    Ok(real)
+}
+
+/// The non-verbatim spelling of a Windows verbatim path: `\\?\C:\x` → `C:\x`,
+/// `\\?\UNC\server\share\x` → `\\server\share\x`. `None` when there is no prefix to remove
+/// or the plain path would be parsed differently (a name Windows reserves, one ending in a dot
+/// or space, `/`, or a path beyond the classic 260-character limit).
+fn plain_windows_path(verbatim: &str) -> Option<String> {
+    let rest = verbatim.strip_prefix(r"\\?\")?;
+    let (plain, tail) = if let Some(unc) = rest.strip_prefix(r"UNC\") {
+        (format!(r"\\{unc}"), unc)
+    } else {
+        let b = rest.as_bytes();
+        let drive = b.len() >= 3 && b[0].is_ascii_alphabetic() && b[1] == b':' && b[2] == b'\\';
+        if !drive {
+            return None;
+        }
+        (rest.to_string(), &rest[3..])
+    };
+    if plain.len() >= 260 || tail.contains('/') {
+        return None;
+    }
+    let ok = tail.split('\\').filter(|s| !s.is_empty()).all(|seg| {
+        let stem = seg.split('.').next().unwrap_or(seg).trim_end();
+        let reserved = ["CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$"]
+            .iter()
+            .any(|r| stem.eq_ignore_ascii_case(r))
+            || (stem.len() == 4
+                && ["COM", "LPT"]
+                    .iter()
+                    .any(|r| stem[..3].eq_ignore_ascii_case(r))
+                && stem.as_bytes()[3].is_ascii_digit());
+        !reserved && !seg.ends_with(['.', ' '])
+    });
+    ok.then_some(plain)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rel_paths_join_component_by_component() {
+        let root = Path::new("vault");
+        let expected: PathBuf = ["vault", "sub", "deeper", "note.md"].iter().collect();
+        assert_eq!(join_rel(root, "sub/deeper/note.md"), expected);
+        assert_eq!(join_rel(root, "./sub//deeper/note.md"), expected);
+        assert_eq!(join_rel(root, "note.md"), root.join("note.md"));
+        // Each segment is one component, whatever the platform's separator.
+        assert_eq!(join_rel(root, "a/b.md").components().count(), 3);
+    }
+
+    #[test]
+    fn verbatim_prefix_removed_only_when_safe() {
+        let plain = |s: &str| plain_windows_path(s);
+        assert_eq!(
+            plain(r"\\?\C:\Users\me\Vault").as_deref(),
+            Some(r"C:\Users\me\Vault")
+        );
+        assert_eq!(plain(r"\\?\d:\").as_deref(), Some(r"d:\"));
+        assert_eq!(
+            plain(r"\\?\UNC\server\share\Vault").as_deref(),
+            Some(r"\\server\share\Vault")
+        );
+        assert_eq!(plain(r"C:\Users\me"), None);
+        assert_eq!(plain("/home/me/Vault"), None);
+        assert_eq!(plain(r"\\?\Volume{1234}\x"), None);
+        assert_eq!(plain(r"\\?\C:\notes\CON"), None);
+        assert_eq!(plain(r"\\?\C:\notes\nul.md"), None);
+        assert_eq!(plain(r"\\?\C:\notes\com1.txt"), None);
+        assert_eq!(plain(r"\\?\C:\notes\trailing."), None);
+        assert_eq!(plain(r"\\?\C:\notes\trailing "), None);
+        assert_eq!(plain(r"\\?\C:\a/b"), None);
+        assert_eq!(
+            plain(r"\\?\C:\notes\console\computer").as_deref(),
+            Some(r"C:\notes\console\computer")
+        );
+        let long = format!(r"\\?\C:\{}", "x".repeat(300));
+        assert_eq!(plain(&long), None);
+    }
+
+    #[test]
+    fn canonicalize_is_std_on_unix() {
+        let dir = tempfile::tempdir().unwrap();
+        let got = canonicalize(dir.path()).unwrap();
+        if cfg!(unix) {
+            assert_eq!(got, dir.path().canonicalize().unwrap());
+        }
+        assert!(got.is_absolute());
+    }
+}
