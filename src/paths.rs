@@ -60,9 +60,9 @@ fn plain_windows_path(verbatim: &str) -> Option<String> {
             .iter()
             .any(|r| stem.eq_ignore_ascii_case(r))
             || (stem.len() == 4
-                && ["COM", "LPT"]
-                    .iter()
-                    .any(|r| stem[..3].eq_ignore_ascii_case(r))
+                && stem.get(..3).is_some_and(|head| {
+                    ["COM", "LPT"].iter().any(|r| head.eq_ignore_ascii_case(r))
+                })
                 && stem.as_bytes()[3].is_ascii_digit());
         !reserved && !seg.ends_with(['.', ' '])
     });
@@ -72,6 +72,15 @@ fn plain_windows_path(verbatim: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_name_of_four_bytes_ending_in_a_wide_letter_is_no_reserved_name() {
+        // `abé` is four bytes with a character across byte 3: no slicing inside it.
+        assert_eq!(
+            plain_windows_path("\\\\?\\C:\\abé\\n").as_deref(),
+            Some("C:\\abé\\n")
+        );
+    }
 
     #[test]
     fn rel_paths_join_component_by_component() {
