@@ -22,6 +22,20 @@ use crate::omnisearch;
 /// Runs one search with the engine `opts.source` asks for.
 pub(crate) fn search(opts: &SearchOptions) -> Result<SearchResponse> {
     let started = Instant::now();
+    // `--folder notes` means the folder `Notes`, as it does on the case-insensitive disks of
+    // macOS and Windows: the index and the plugin compare paths exactly.
+    let respelled;
+    let opts = if opts.scope.is_everything() {
+        opts
+    } else {
+        respelled = SearchOptions {
+            scope: opts
+                .scope
+                .respelled(|f| crate::paths::as_on_disk(&opts.vault, f)),
+            ..opts.clone()
+        };
+        &respelled
+    };
     let mut response = SearchResponse {
         query: opts.query.clone(),
         engine: String::new(),

@@ -23,6 +23,41 @@ pub(crate) fn join_rel(root: &Path, rel: &str) -> PathBuf {
     p
 }
 
+/// The vault folder `rel` (`/`-separated) as it is spelt on disk: a segment that is no entry
+/// of its parent as typed takes the one entry that differs from it only in case. Unchanged
+/// when a segment matches nothing, or more than one entry (`Notes` and `notes` side by side on
+/// a case-sensitive disk), or the folder can't be read.
+pub(crate) fn as_on_disk(vault: &Path, rel: &str) -> String {
+    let mut dir = vault.to_path_buf();
+    let mut out: Vec<String> = Vec::new();
+    for seg in rel.split('/') {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            return rel.to_string();
+        };
+        let lower = seg.to_lowercase();
+        let mut exact = false;
+        let mut folded: Vec<String> = Vec::new();
+        for e in entries.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if name == seg {
+                exact = true;
+                break;
+            }
+            if name.to_lowercase() == lower {
+                folded.push(name);
+            }
+        }
+        let name = match (exact, folded.len()) {
+            (true, _) => seg.to_string(),
+            (false, 1) => folded.remove(0),
+            _ => return rel.to_string(),
+        };
+        dir.push(&name);
+        out.push(name);
+    }
+    out.join("/")
+}
+
 /// `fs::canonicalize`, without Windows' verbatim prefix when the plain path names the same
 /// file (see the module docs).
 pub(crate) fn canonicalize(path: &Path) -> std::io::Result<PathBuf> {
@@ -80,6 +115,19 @@ mod tests {
             plain_windows_path("\\\\?\\C:\\abé\\n").as_deref(),
             Some("C:\\abé\\n")
         );
+    }
+
+    #[test]
+    fn a_folder_takes_its_spelling_on_disk() {
+        let dir = tempfile::tempdir().unwrap();
+        let v = dir.path();
+        std::fs::create_dir_all(v.join("Projects/Work Log")).unwrap();
+        std::fs::write(v.join("Projects/readme.md"), "x").unwrap();
+        assert_eq!(as_on_disk(v, "projects/work log"), "Projects/Work Log");
+        assert_eq!(as_on_disk(v, "Projects/Work Log"), "Projects/Work Log");
+        // Nothing like it: as typed.
+        assert_eq!(as_on_disk(v, "projects/nope"), "projects/nope");
+        assert_eq!(as_on_disk(v, "Elsewhere"), "Elsewhere");
     }
 
     #[test]

@@ -499,3 +499,28 @@ fn a_big_folder_is_walked_whole_and_its_changes_are_found() {
         "the searches brought the index up to date: {r:?}"
     );
 }
+
+#[test]
+fn an_update_clears_index_directories_a_rebuild_left_behind() {
+    // A rebuild removes the old directory, unless a reader still has it mapped (Windows
+    // refuses then): a later update retries.
+    let env = demo_env();
+    env.index_json(&[]);
+    let stale = env.store_dir().join("idx-left-behind");
+    std::fs::create_dir_all(stale.join("segment")).unwrap();
+    std::fs::write(stale.join("segment/data"), b"old").unwrap();
+    env.write("Notes/new.md", "zeppelin\n");
+    let r = env.index_json(&[]);
+    assert_eq!(r.added, 1);
+    assert!(!stale.exists(), "the update left the old directory");
+    assert_eq!(env.local_paths("zeppelin"), ["Notes/new.md"]);
+}
+
+#[test]
+fn a_folder_given_in_another_case_is_the_folder_on_disk() {
+    let env = demo_env();
+    let r = env.search_json(&["--source", "local", "--folder", "projects", "gradle"]);
+    assert_eq!(r.results[0].path, "Projects/gradle-bootstrap.md");
+    let r = env.search_json(&["--source", "local", "--exclude", "PROJECTS", "gradle"]);
+    assert!(r.results.iter().all(|h| !h.path.starts_with("Projects/")));
+}

@@ -44,6 +44,15 @@ impl Scope {
         !self.excludes.iter().any(|e| below(rel_path, e))
     }
 
+    /// The same scope with every folder passed through `respell` (which gives a folder's
+    /// spelling on disk).
+    pub(crate) fn respelled(&self, respell: impl Fn(&str) -> String) -> Scope {
+        Scope {
+            folder: self.folder.as_deref().map(&respell),
+            excludes: self.excludes.iter().map(|e| respell(e)).collect(),
+        }
+    }
+
     pub fn is_everything(&self) -> bool {
         self.folder.is_none() && self.excludes.is_empty()
     }

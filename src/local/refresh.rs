@@ -199,7 +199,12 @@ pub(crate) fn apply<T>(
         Ok(report)
     });
     match written {
-        Ok(report) => Ok((index, report)),
+        Ok(report) => {
+            if !fresh {
+                store.remove_stale_dirs(Some(&dir));
+            }
+            Ok((index, report))
+        }
         Err(e) => {
             if fresh {
                 // A build that failed (a full disk, most often) must not keep the space it

@@ -188,7 +188,9 @@ impl Store {
     }
 
     /// Removes index directories other than `keep` (leftovers of killed builds, old formats).
-    fn remove_stale_dirs(&self, keep: Option<&Path>) {
+    /// Also after an incremental commit: on Windows an old directory that a reader still had
+    /// mapped at the rebuild stays behind until a later writer retries.
+    pub(crate) fn remove_stale_dirs(&self, keep: Option<&Path>) {
         let Ok(entries) = fs::read_dir(&self.root) else {
             return;
         };
