@@ -304,7 +304,15 @@ fn in_memory(opts: &SearchOptions, why: String, warnings: &mut Vec<String>) -> R
     warnings.push(format!(
         "{why}; indexing the vault in memory for this search"
     ));
-    let index = refresh::build_in_memory(&opts.vault, opts.limits)?;
+    // Caps not given are the ones a stored index recorded (one of another format, or another
+    // process's), as the update this stands in for would use them.
+    let mut limits = opts.limits;
+    if let Some(cache) = opts.cache_dir.as_deref() {
+        let caps = limits.caps(Store::new(cache, &opts.vault).recorded_caps());
+        limits.max_note_bytes = Some(caps.max_note_bytes);
+        limits.pdf.max_bytes = Some(caps.max_pdf_bytes);
+    }
+    let index = refresh::build_in_memory(&opts.vault, limits)?;
     let hits = search::run(&open_searcher(&index)?, opts, warnings)?;
     Ok(answer(hits, false))
 }
