@@ -8,6 +8,10 @@
 //! other line goes on to rmcp unchanged. rmcp's output and those errors reach stdout through one
 //! writer, a whole line at a time, so they never interleave.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
 use tokio::io::{
     AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, DuplexStream,
 };
@@ -22,12 +26,34 @@ const OUT_QUEUE: usize = 64;
 /// Pipe buffers between this layer and rmcp.
 const PIPE: usize = 64 * 1024;
 
-/// The pipes rmcp serves on, and the task that writes stdout (await it after the service ends:
-/// it finishes once rmcp's last line is written).
+/// The pipes rmcp serves on, and the task that writes stdout (finish it after the service
+/// ends: it is done once rmcp's last line is written).
 pub(crate) struct Framed {
     pub(crate) reader: DuplexStream,
     pub(crate) writer: DuplexStream,
-    pub(crate) flushed: JoinHandle<()>,
+    pub(crate) flushed: Flushed,
+}
+
+/// The task writing stdout, and how many bytes it has written.
+pub(crate) struct Flushed {
+    task: JoinHandle<()>,
+    written: Arc<AtomicU64>,
+}
+
+impl Flushed {
+    /// Waits until every line is written, or until stdout has taken nothing for `idle`: a
+    /// client reading slowly still gets every reply, one that stopped reading does not keep
+    /// the process alive.
+    pub(crate) async fn finish(mut self, idle: Duration) {
+        let mut seen = self.written.load(Ordering::Relaxed);
+        while tokio::time::timeout(idle, &mut self.task).await.is_err() {
+            let now = self.written.load(Ordering::Relaxed);
+            if now == seen {
+                return;
+            }
+            seen = now;
+        }
+    }
 }
 
 /// Boxed: one copy of each task's code, whatever the pipes are (stdio, or a test's).
@@ -41,11 +67,12 @@ pub(crate) fn start(input: Input, output: Output) -> Framed {
     let (out_tx, out_rx) = mpsc::channel::<Vec<u8>>(OUT_QUEUE);
     tokio::spawn(read_input(input, to_rmcp, out_tx.clone()));
     tokio::spawn(relay_output(from_rmcp, out_tx));
-    let flushed = tokio::spawn(write_output(output, out_rx));
+    let written = Arc::new(AtomicU64::new(0));
+    let task = tokio::spawn(write_output(output, out_rx, Arc::clone(&written)));
     Framed {
         reader,
         writer,
-        flushed,
+        flushed: Flushed { task, written },
     }
 }
 
@@ -168,10 +195,25 @@ async fn relay_output(from_rmcp: DuplexStream, out: mpsc::Sender<Vec<u8>>) {
     }
 }
 
-async fn write_output(mut output: Output, mut lines: mpsc::Receiver<Vec<u8>>) {
+/// Writes the lines, counting the bytes stdout takes (progress, for [`Flushed::finish`]).
+async fn write_output(
+    mut output: Output,
+    mut lines: mpsc::Receiver<Vec<u8>>,
+    written: Arc<AtomicU64>,
+) {
     while let Some(line) = lines.recv().await {
-        if output.write_all(&line).await.is_err() || output.flush().await.is_err() {
-            break;
+        let mut rest = &line[..];
+        while !rest.is_empty() {
+            match output.write(rest).await {
+                Ok(0) | Err(_) => return,
+                Ok(n) => {
+                    rest = &rest[n..];
+                    written.fetch_add(n as u64, Ordering::Relaxed);
+                }
+            }
+        }
+        if output.flush().await.is_err() {
+            return;
         }
     }
 }
@@ -195,6 +237,45 @@ mod tests {
         assert_eq!(v["error"]["code"], -32700);
         assert!(v["id"].is_null());
         assert!(r.ends_with(b"\n"));
+    }
+
+    #[test]
+    fn a_slow_reader_gets_every_reply_after_eof() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            let (client, server_in) = tokio::io::duplex(1024);
+            let (server_out, mut client_out) = tokio::io::duplex(1024);
+            let framed = start(Box::new(server_in), Box::new(server_out));
+            drop(client);
+            // rmcp's last replies, 100 KiB in all, then its end.
+            let mut rmcp_out = framed.writer;
+            let line = format!("{}\n", "x".repeat(1023));
+            for _ in 0..100 {
+                rmcp_out.write_all(line.as_bytes()).await.unwrap();
+            }
+            drop(rmcp_out);
+            // The client reads a little at a time, for longer than `idle` in all.
+            let got = Arc::new(AtomicU64::new(0));
+            let count = Arc::clone(&got);
+            let reader = tokio::spawn(async move {
+                let mut buf = [0u8; 1024];
+                loop {
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                    match client_out.read(&mut buf).await.unwrap() {
+                        0 => return,
+                        n => count.fetch_add(n as u64, Ordering::Relaxed),
+                    };
+                }
+            });
+            framed.flushed.finish(Duration::from_millis(1000)).await;
+            // When it returns (and the process would exit) all but the pipe's last KiB is read.
+            assert!(got.load(Ordering::Relaxed) >= 99 * 1024, "{got:?}");
+            reader.await.unwrap();
+            assert_eq!(got.load(Ordering::Relaxed), 100 * 1024);
+        });
     }
 
     #[test]
@@ -222,7 +303,7 @@ mod tests {
             // Only the message after the long line reached rmcp.
             assert_eq!(got, b"{\"ok\":1}\n");
             drop(framed.writer);
-            framed.flushed.await.unwrap();
+            framed.flushed.finish(Duration::from_secs(30)).await;
             let mut reply = Vec::new();
             client_out.read_to_end(&mut reply).await.unwrap();
             let v: serde_json::Value = serde_json::from_slice(&reply).unwrap();
