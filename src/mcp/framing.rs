@@ -136,10 +136,7 @@ async fn read_input(mut input: Input, mut to_rmcp: DuplexStream, out: mpsc::Send
                 continue;
             }
             let verdict = if too_long {
-                Verdict::Reply(error_line(
-                    -32600,
-                    &format!("Invalid Request: a message is at most {MAX_LINE} bytes"),
-                ))
+                too_long_reply()
             } else {
                 judge(&line)
             };
@@ -151,12 +148,23 @@ async fn read_input(mut input: Input, mut to_rmcp: DuplexStream, out: mpsc::Send
         }
     }
     // The last line may lack its newline.
-    if !too_long && !line.is_empty() {
-        let verdict = judge(&line);
+    if too_long || !line.is_empty() {
+        let verdict = if too_long {
+            too_long_reply()
+        } else {
+            judge(&line)
+        };
         deliver(verdict, &mut line, &mut to_rmcp, &out).await;
     }
     // Dropping the pipe is rmcp's end of input.
     let _ = to_rmcp.shutdown().await;
+}
+
+fn too_long_reply() -> Verdict {
+    Verdict::Reply(error_line(
+        -32600,
+        &format!("Invalid Request: a message is at most {MAX_LINE} bytes"),
+    ))
 }
 
 /// False when rmcp or stdout has gone away.
@@ -295,6 +303,10 @@ mod tests {
                     client.write_all(&junk).await.unwrap();
                 }
                 client.write_all(b"\n{\"ok\":1}\n").await.unwrap();
+                // And one more without its newline before EOF.
+                for _ in 0..(MAX_LINE / junk.len() + 2) {
+                    client.write_all(&junk).await.unwrap();
+                }
                 client.shutdown().await.unwrap();
             });
             let mut got = Vec::new();
@@ -306,8 +318,13 @@ mod tests {
             framed.flushed.finish(Duration::from_secs(30)).await;
             let mut reply = Vec::new();
             client_out.read_to_end(&mut reply).await.unwrap();
-            let v: serde_json::Value = serde_json::from_slice(&reply).unwrap();
-            assert_eq!(v["error"]["code"], -32600);
+            let replies: Vec<serde_json::Value> = reply
+                .split(|&b| b == b'\n')
+                .filter(|l| !l.is_empty())
+                .map(|l| serde_json::from_slice(l).unwrap())
+                .collect();
+            assert_eq!(replies.len(), 2, "{replies:?}");
+            assert!(replies.iter().all(|v| v["error"]["code"] == -32600));
         });
     }
 }
