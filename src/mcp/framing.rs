@@ -6,7 +6,8 @@
 //! stdin is read here first: a line longer than [`MAX_LINE`] is discarded as it streams in and
 //! answered with `-32600`; a line that is not JSON gets JSON-RPC's `-32700` with a null id; every
 //! other line goes on to rmcp unchanged. rmcp's output and those errors reach stdout through one
-//! writer, a whole line at a time, so they never interleave.
+//! writer, a whole line at a time, so they never interleave. While that writer's queue is full
+//! (a client that does not read its replies), no further request is passed on.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -21,7 +22,7 @@ use tokio::task::JoinHandle;
 /// The longest message accepted. Requests are small (a query, a path); 8 MiB leaves room for
 /// any client while bounding what one can make the server hold.
 pub(crate) const MAX_LINE: usize = 8 * 1024 * 1024;
-/// Lines in flight towards stdout.
+/// Lines in flight towards stdout; when they are all waiting, input waits too.
 const OUT_QUEUE: usize = 64;
 /// Pipe buffers between this layer and rmcp.
 const PIPE: usize = 64 * 1024;
@@ -177,6 +178,11 @@ async fn deliver(
     match verdict {
         Verdict::Skip => true,
         Verdict::Forward => {
+            // While the replies wait for stdout, no new request: rmcp would start each one and
+            // hold every reply in memory, without bound, for a client that stopped reading.
+            if out.reserve().await.is_err() {
+                return false;
+            }
             line.push(b'\n');
             to_rmcp.write_all(line).await.is_ok()
         }
@@ -283,6 +289,55 @@ mod tests {
             assert!(got.load(Ordering::Relaxed) >= 99 * 1024, "{got:?}");
             reader.await.unwrap();
             assert_eq!(got.load(Ordering::Relaxed), 100 * 1024);
+        });
+    }
+
+    #[test]
+    fn requests_wait_while_replies_are_not_read() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            let (mut client, server_in) = tokio::io::duplex(1024);
+            let (server_out, mut client_out) = tokio::io::duplex(1024);
+            let framed = start(Box::new(server_in), Box::new(server_out));
+            // rmcp has answered more than stdout has taken, and the client reads none of it.
+            let mut rmcp_out = framed.writer;
+            let reply = format!("{{\"reply\":\"{}\"}}\n", "x".repeat(90));
+            for _ in 0..200 {
+                rmcp_out.write_all(reply.as_bytes()).await.unwrap();
+            }
+            let forwarded = Arc::new(AtomicU64::new(0));
+            let count = Arc::clone(&forwarded);
+            let rmcp_in = tokio::spawn(async move {
+                let mut lines = tokio::io::BufReader::new(framed.reader).lines();
+                while lines.next_line().await.unwrap().is_some() {
+                    count.fetch_add(1, Ordering::Relaxed);
+                }
+            });
+            let feed = tokio::spawn(async move {
+                for i in 0..10_000 {
+                    let request = format!("{{\"id\":{i},\"method\":\"ping\"}}\n");
+                    client.write_all(request.as_bytes()).await.unwrap();
+                }
+                client.shutdown().await.unwrap();
+            });
+            tokio::time::sleep(Duration::from_millis(500)).await;
+            let held = forwarded.load(Ordering::Relaxed);
+            assert!(held < 1000, "{held} requests passed on to rmcp");
+            // Once the client reads, the requests flow again.
+            let mut replies = Vec::new();
+            let drain = tokio::spawn(async move {
+                client_out.read_to_end(&mut replies).await.unwrap();
+                replies
+            });
+            feed.await.unwrap();
+            rmcp_in.await.unwrap();
+            assert_eq!(forwarded.load(Ordering::Relaxed), 10_000);
+            drop(rmcp_out);
+            framed.flushed.finish(Duration::from_secs(30)).await;
+            assert_eq!(drain.await.unwrap().len(), 200 * reply.len());
         });
     }
 
