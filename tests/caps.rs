@@ -188,3 +188,21 @@ fn a_search_indexing_in_memory_keeps_the_recorded_cap() {
     assert!(paths.is_empty(), "{paths:?}");
     assert_eq!(search(&env, &[], "alpha"), ["small.md"]);
 }
+
+#[test]
+fn status_names_a_placeholder_under_the_cap_in_effect() {
+    let env = Env::new();
+    env.write("small.md", "alpha\n");
+    env.write("mid.md", &"numbat ".repeat(1000)); // 7000 bytes
+    env.index_json(&["--max-note-bytes", "1000"]);
+    // Over the new cap as well: still a placeholder, now for being over 5000 bytes.
+    let r = env.index_json(&["--max-note-bytes", "5000"]);
+    assert!(r.skipped_files[0].reason.contains("5000"), "{r:?}");
+    let st = status(&env);
+    assert_eq!(st.max_note_bytes, 5000);
+    assert_eq!(skipped(&st), ["mid.md"]);
+    assert_eq!(
+        st.skipped_files[0].reason, r.skipped_files[0].reason,
+        "{st:?}"
+    );
+}
