@@ -121,7 +121,7 @@ pub(crate) fn status(vault: &Path, cache_dir: Option<&Path>, port: u16) -> Resul
                     st.index_bytes = dir_bytes(&dir);
                 }
                 let searcher = reader.searcher();
-                st.skipped_files = local::skipped_files(&searcher)?;
+                st.skipped_files = local::skipped_files(&searcher, payload.caps)?;
                 st.skipped = st.skipped_files.len() as u64;
                 st.notes = searcher.num_docs().saturating_sub(st.skipped);
                 // PDFs count as changed only when this index holds some (`--no-pdf` runs

@@ -160,3 +160,49 @@ fn the_pdf_cap_is_the_index_s_too() {
     assert_eq!((st.skipped, st.max_pdf_bytes), (0, 1_000_000), "{st:?}");
     assert_eq!(search(&env, &[], "platypus"), ["manual.pdf"]);
 }
+
+#[test]
+fn a_search_indexing_in_memory_keeps_the_recorded_cap() {
+    let env = Env::new();
+    env.write("small.md", "alpha\n");
+    env.write("mid.md", &"numbat ".repeat(1000));
+    let r = env.index_json(&["--max-note-bytes", "1000"]);
+    assert_eq!((r.notes, r.skipped), (1, 1), "{r:?}");
+    // An index of another format (as after an upgrade) that another process is rebuilding:
+    // this search indexes in memory, still under the cap the old index recorded.
+    let meta_path = env.live_index_dir().join("meta.json");
+    let meta = std::fs::read_to_string(&meta_path).unwrap();
+    let old = meta.replace("schema-", "schema-0-old-");
+    assert_ne!(meta, old);
+    std::fs::write(&meta_path, old).unwrap();
+    let _lock = vault_search::__hold_writer_lock(&env.cache, &env.vault).unwrap();
+    let out = env.run(&["--json", "--source", "local", "numbat"]);
+    assert_ok(&out);
+    assert!(
+        crate::util::stderr(&out).contains("in memory"),
+        "{}",
+        crate::util::stderr(&out)
+    );
+    let r: vault_search::SearchResponse = serde_json::from_slice(&out.stdout).unwrap();
+    let paths: Vec<&str> = r.results.iter().map(|h| h.path.as_str()).collect();
+    assert!(paths.is_empty(), "{paths:?}");
+    assert_eq!(search(&env, &[], "alpha"), ["small.md"]);
+}
+
+#[test]
+fn status_names_a_placeholder_under_the_cap_in_effect() {
+    let env = Env::new();
+    env.write("small.md", "alpha\n");
+    env.write("mid.md", &"numbat ".repeat(1000)); // 7000 bytes
+    env.index_json(&["--max-note-bytes", "1000"]);
+    // Over the new cap as well: still a placeholder, now for being over 5000 bytes.
+    let r = env.index_json(&["--max-note-bytes", "5000"]);
+    assert!(r.skipped_files[0].reason.contains("5000"), "{r:?}");
+    let st = status(&env);
+    assert_eq!(st.max_note_bytes, 5000);
+    assert_eq!(skipped(&st), ["mid.md"]);
+    assert_eq!(
+        st.skipped_files[0].reason, r.skipped_files[0].reason,
+        "{st:?}"
+    );
+}

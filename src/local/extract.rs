@@ -249,3 +249,57 @@ fn run_child(program: &Path, path: &Path, limits: PdfLimits) -> Extracted {
     }
     serde_json::from_slice(&out).unwrap_or_else(|_| failed("the extractor's output is not JSON"))
 }
+
+#[cfg(test)]
+#[cfg(unix)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    /// A stand-in extractor that answers one page and says it read bytes hashing to `read`.
+    fn fake_extractor(dir: &Path, name: &str, read: &blake3::Hash) -> &'static Path {
+        let json = serde_json::json!({ "pages": ["the platypus chapter"], "read_hash": read.to_hex().as_str() });
+        let path = dir.join(name);
+        std::fs::write(&path, format!("#!/bin/sh\ncat <<'EOF'\n{json}\nEOF\n")).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        // A process another test forks meanwhile may hold the written file open until its
+        // exec ("text file busy"): wait until it runs.
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while Command::new(&path).output().is_err() {
+            assert!(Instant::now() < deadline, "cannot run {}", path.display());
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Box::leak(path.into_boxed_path())
+    }
+
+    #[test]
+    fn text_of_another_version_of_the_pdf_is_neither_kept_nor_cached() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = dir.path().join("cache");
+        let pdf = dir.path().join("a.pdf");
+        std::fs::write(&pdf, b"%PDF-1.4 written after the parent read it").unwrap();
+        let parent_read: &[u8] = b"%PDF-1.4 as the parent read it";
+        let hash = blake3::hash(parent_read);
+        let limits = |program| PdfLimits {
+            extractor: Some(program),
+            per_run: None,
+            ..PdfLimits::default()
+        };
+
+        let other = fake_extractor(dir.path(), "other", &blake3::hash(b"%PDF-1.4 other"));
+        let x = Extractor::new(limits(other), Some(&cache)).unwrap();
+        let got = x.pdf(&pdf, parent_read, &hash);
+        assert!(
+            matches!(&got, Outcome::Failed(why) if why.contains("changed")),
+            "{got:?}"
+        );
+        let cached = || std::fs::read_dir(&cache).map_or(0, |d| d.count());
+        assert_eq!(cached(), 0);
+
+        let same = fake_extractor(dir.path(), "same", &hash);
+        let x = Extractor::new(limits(same), Some(&cache)).unwrap();
+        let got = x.pdf(&pdf, parent_read, &hash);
+        assert!(matches!(&got, Outcome::Pages(p) if p.len() == 1), "{got:?}");
+        assert!(cache.join(format!("{}.json", hash.to_hex())).is_file());
+    }
+}

@@ -41,8 +41,13 @@ use store::Store;
 pub(crate) use passage::work as passage_work;
 pub(crate) use plan::changed_by_stat;
 
-/// The placeholders of files that could not be indexed, with the reason (at most 10,000).
-pub(crate) fn skipped_files(searcher: &Searcher) -> Result<Vec<crate::core::SkippedFile>> {
+/// The placeholders of files that could not be indexed, with the reason (at most 10,000); one
+/// over its size cap is named with `caps`, the commit's (its document keeps the cap of the run
+/// that made it).
+pub(crate) fn skipped_files(
+    searcher: &Searcher,
+    caps: crate::core::Caps,
+) -> Result<Vec<crate::core::SkippedFile>> {
     use tantivy::schema::{IndexRecordOption, Value};
     let f = schema::fields();
     let q = tantivy::query::TermQuery::new(
@@ -62,10 +67,20 @@ pub(crate) fn skipped_files(searcher: &Searcher) -> Result<Vec<crate::core::Skip
                 .unwrap_or_default()
                 .to_string()
         };
-        out.push(crate::core::SkippedFile {
-            path: text(f.path),
-            reason: text(f.skip_reason),
-        });
+        let path = text(f.path);
+        let ff = searcher.segment_reader(addr.segment_ord).fast_fields();
+        let stub = ff.column_opt::<u64>(f.schema.get_field_name(f.stub))?;
+        let size = ff.u64(f.schema.get_field_name(f.size))?.first(addr.doc_id);
+        let kind = plan::kind_of(&path);
+        let cap = caps.max_bytes(kind);
+        let over = stub.and_then(|c| c.first(addr.doc_id)) == Some(manifest::STUB_TOO_LARGE)
+            && size.is_some_and(|n| n > cap);
+        let reason = if over {
+            plan::too_large(cap, kind)
+        } else {
+            text(f.skip_reason)
+        };
+        out.push(crate::core::SkippedFile { path, reason });
     }
     out.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(out)
@@ -304,7 +319,15 @@ fn in_memory(opts: &SearchOptions, why: String, warnings: &mut Vec<String>) -> R
     warnings.push(format!(
         "{why}; indexing the vault in memory for this search"
     ));
-    let index = refresh::build_in_memory(&opts.vault, opts.limits)?;
+    // Caps not given are the ones a stored index recorded (one of another format, or another
+    // process's), as the update this stands in for would use them.
+    let mut limits = opts.limits;
+    if let Some(cache) = opts.cache_dir.as_deref() {
+        let caps = limits.caps(Store::new(cache, &opts.vault).recorded_caps());
+        limits.max_note_bytes = Some(caps.max_note_bytes);
+        limits.pdf.max_bytes = Some(caps.max_pdf_bytes);
+    }
+    let index = refresh::build_in_memory(&opts.vault, limits)?;
     let hits = search::run(&open_searcher(&index)?, opts, warnings)?;
     Ok(answer(hits, false))
 }

@@ -6,7 +6,12 @@
 //! stdin is read here first: a line longer than [`MAX_LINE`] is discarded as it streams in and
 //! answered with `-32600`; a line that is not JSON gets JSON-RPC's `-32700` with a null id; every
 //! other line goes on to rmcp unchanged. rmcp's output and those errors reach stdout through one
-//! writer, a whole line at a time, so they never interleave.
+//! writer, a whole line at a time, so they never interleave. While that writer's queue is full
+//! (a client that does not read its replies), no further request is passed on.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
 
 use tokio::io::{
     AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, DuplexStream,
@@ -17,17 +22,39 @@ use tokio::task::JoinHandle;
 /// The longest message accepted. Requests are small (a query, a path); 8 MiB leaves room for
 /// any client while bounding what one can make the server hold.
 pub(crate) const MAX_LINE: usize = 8 * 1024 * 1024;
-/// Lines in flight towards stdout.
+/// Lines in flight towards stdout; when they are all waiting, input waits too.
 const OUT_QUEUE: usize = 64;
 /// Pipe buffers between this layer and rmcp.
 const PIPE: usize = 64 * 1024;
 
-/// The pipes rmcp serves on, and the task that writes stdout (await it after the service ends:
-/// it finishes once rmcp's last line is written).
+/// The pipes rmcp serves on, and the task that writes stdout (finish it after the service
+/// ends: it is done once rmcp's last line is written).
 pub(crate) struct Framed {
     pub(crate) reader: DuplexStream,
     pub(crate) writer: DuplexStream,
-    pub(crate) flushed: JoinHandle<()>,
+    pub(crate) flushed: Flushed,
+}
+
+/// The task writing stdout, and how many bytes it has written.
+pub(crate) struct Flushed {
+    task: JoinHandle<()>,
+    written: Arc<AtomicU64>,
+}
+
+impl Flushed {
+    /// Waits until every line is written, or until stdout has taken nothing for `idle`: a
+    /// client reading slowly still gets every reply, one that stopped reading does not keep
+    /// the process alive.
+    pub(crate) async fn finish(mut self, idle: Duration) {
+        let mut seen = self.written.load(Ordering::Relaxed);
+        while tokio::time::timeout(idle, &mut self.task).await.is_err() {
+            let now = self.written.load(Ordering::Relaxed);
+            if now == seen {
+                return;
+            }
+            seen = now;
+        }
+    }
 }
 
 /// Boxed: one copy of each task's code, whatever the pipes are (stdio, or a test's).
@@ -41,11 +68,12 @@ pub(crate) fn start(input: Input, output: Output) -> Framed {
     let (out_tx, out_rx) = mpsc::channel::<Vec<u8>>(OUT_QUEUE);
     tokio::spawn(read_input(input, to_rmcp, out_tx.clone()));
     tokio::spawn(relay_output(from_rmcp, out_tx));
-    let flushed = tokio::spawn(write_output(output, out_rx));
+    let written = Arc::new(AtomicU64::new(0));
+    let task = tokio::spawn(write_output(output, out_rx, Arc::clone(&written)));
     Framed {
         reader,
         writer,
-        flushed,
+        flushed: Flushed { task, written },
     }
 }
 
@@ -109,10 +137,7 @@ async fn read_input(mut input: Input, mut to_rmcp: DuplexStream, out: mpsc::Send
                 continue;
             }
             let verdict = if too_long {
-                Verdict::Reply(error_line(
-                    -32600,
-                    &format!("Invalid Request: a message is at most {MAX_LINE} bytes"),
-                ))
+                too_long_reply()
             } else {
                 judge(&line)
             };
@@ -124,12 +149,23 @@ async fn read_input(mut input: Input, mut to_rmcp: DuplexStream, out: mpsc::Send
         }
     }
     // The last line may lack its newline.
-    if !too_long && !line.is_empty() {
-        let verdict = judge(&line);
+    if too_long || !line.is_empty() {
+        let verdict = if too_long {
+            too_long_reply()
+        } else {
+            judge(&line)
+        };
         deliver(verdict, &mut line, &mut to_rmcp, &out).await;
     }
     // Dropping the pipe is rmcp's end of input.
     let _ = to_rmcp.shutdown().await;
+}
+
+fn too_long_reply() -> Verdict {
+    Verdict::Reply(error_line(
+        -32600,
+        &format!("Invalid Request: a message is at most {MAX_LINE} bytes"),
+    ))
 }
 
 /// False when rmcp or stdout has gone away.
@@ -142,6 +178,11 @@ async fn deliver(
     match verdict {
         Verdict::Skip => true,
         Verdict::Forward => {
+            // While the replies wait for stdout, no new request: rmcp would start each one and
+            // hold every reply in memory, without bound, for a client that stopped reading.
+            if out.reserve().await.is_err() {
+                return false;
+            }
             line.push(b'\n');
             to_rmcp.write_all(line).await.is_ok()
         }
@@ -168,10 +209,25 @@ async fn relay_output(from_rmcp: DuplexStream, out: mpsc::Sender<Vec<u8>>) {
     }
 }
 
-async fn write_output(mut output: Output, mut lines: mpsc::Receiver<Vec<u8>>) {
+/// Writes the lines, counting the bytes stdout takes (progress, for [`Flushed::finish`]).
+async fn write_output(
+    mut output: Output,
+    mut lines: mpsc::Receiver<Vec<u8>>,
+    written: Arc<AtomicU64>,
+) {
     while let Some(line) = lines.recv().await {
-        if output.write_all(&line).await.is_err() || output.flush().await.is_err() {
-            break;
+        let mut rest = &line[..];
+        while !rest.is_empty() {
+            match output.write(rest).await {
+                Ok(0) | Err(_) => return,
+                Ok(n) => {
+                    rest = &rest[n..];
+                    written.fetch_add(n as u64, Ordering::Relaxed);
+                }
+            }
+        }
+        if output.flush().await.is_err() {
+            return;
         }
     }
 }
@@ -198,6 +254,94 @@ mod tests {
     }
 
     #[test]
+    fn a_slow_reader_gets_every_reply_after_eof() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            let (client, server_in) = tokio::io::duplex(1024);
+            let (server_out, mut client_out) = tokio::io::duplex(1024);
+            let framed = start(Box::new(server_in), Box::new(server_out));
+            drop(client);
+            // rmcp's last replies, 100 KiB in all, then its end.
+            let mut rmcp_out = framed.writer;
+            let line = format!("{}\n", "x".repeat(1023));
+            for _ in 0..100 {
+                rmcp_out.write_all(line.as_bytes()).await.unwrap();
+            }
+            drop(rmcp_out);
+            // The client reads a little at a time, for longer than `idle` in all.
+            let got = Arc::new(AtomicU64::new(0));
+            let count = Arc::clone(&got);
+            let reader = tokio::spawn(async move {
+                let mut buf = [0u8; 1024];
+                loop {
+                    tokio::time::sleep(Duration::from_millis(30)).await;
+                    match client_out.read(&mut buf).await.unwrap() {
+                        0 => return,
+                        n => count.fetch_add(n as u64, Ordering::Relaxed),
+                    };
+                }
+            });
+            framed.flushed.finish(Duration::from_secs(2)).await;
+            // When it returns (and the process would exit) all but the pipe's last KiB is read.
+            assert!(got.load(Ordering::Relaxed) >= 99 * 1024, "{got:?}");
+            reader.await.unwrap();
+            assert_eq!(got.load(Ordering::Relaxed), 100 * 1024);
+        });
+    }
+
+    #[test]
+    fn requests_wait_while_replies_are_not_read() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            let (mut client, server_in) = tokio::io::duplex(1024);
+            let (server_out, mut client_out) = tokio::io::duplex(1024);
+            let framed = start(Box::new(server_in), Box::new(server_out));
+            // rmcp has answered more than stdout has taken, and the client reads none of it.
+            let mut rmcp_out = framed.writer;
+            let reply = format!("{{\"reply\":\"{}\"}}\n", "x".repeat(90));
+            for _ in 0..200 {
+                rmcp_out.write_all(reply.as_bytes()).await.unwrap();
+            }
+            let forwarded = Arc::new(AtomicU64::new(0));
+            let count = Arc::clone(&forwarded);
+            let rmcp_in = tokio::spawn(async move {
+                let mut lines = tokio::io::BufReader::new(framed.reader).lines();
+                while lines.next_line().await.unwrap().is_some() {
+                    count.fetch_add(1, Ordering::Relaxed);
+                }
+            });
+            let feed = tokio::spawn(async move {
+                for i in 0..10_000 {
+                    let request = format!("{{\"id\":{i},\"method\":\"ping\"}}\n");
+                    client.write_all(request.as_bytes()).await.unwrap();
+                }
+                client.shutdown().await.unwrap();
+            });
+            tokio::time::sleep(Duration::from_millis(500)).await;
+            let held = forwarded.load(Ordering::Relaxed);
+            assert!(held < 1000, "{held} requests passed on to rmcp");
+            // Once the client reads, the requests flow again.
+            let mut replies = Vec::new();
+            let drain = tokio::spawn(async move {
+                client_out.read_to_end(&mut replies).await.unwrap();
+                replies
+            });
+            feed.await.unwrap();
+            rmcp_in.await.unwrap();
+            assert_eq!(forwarded.load(Ordering::Relaxed), 10_000);
+            drop(rmcp_out);
+            framed.flushed.finish(Duration::from_secs(30)).await;
+            assert_eq!(drain.await.unwrap().len(), 200 * reply.len());
+        });
+    }
+
+    #[test]
     fn an_endless_line_is_dropped_as_it_streams_in() {
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
@@ -214,6 +358,10 @@ mod tests {
                     client.write_all(&junk).await.unwrap();
                 }
                 client.write_all(b"\n{\"ok\":1}\n").await.unwrap();
+                // And one more without its newline before EOF.
+                for _ in 0..(MAX_LINE / junk.len() + 2) {
+                    client.write_all(&junk).await.unwrap();
+                }
                 client.shutdown().await.unwrap();
             });
             let mut got = Vec::new();
@@ -222,11 +370,16 @@ mod tests {
             // Only the message after the long line reached rmcp.
             assert_eq!(got, b"{\"ok\":1}\n");
             drop(framed.writer);
-            framed.flushed.await.unwrap();
+            framed.flushed.finish(Duration::from_secs(30)).await;
             let mut reply = Vec::new();
             client_out.read_to_end(&mut reply).await.unwrap();
-            let v: serde_json::Value = serde_json::from_slice(&reply).unwrap();
-            assert_eq!(v["error"]["code"], -32600);
+            let replies: Vec<serde_json::Value> = reply
+                .split(|&b| b == b'\n')
+                .filter(|l| !l.is_empty())
+                .map(|l| serde_json::from_slice(l).unwrap())
+                .collect();
+            assert_eq!(replies.len(), 2, "{replies:?}");
+            assert!(replies.iter().all(|v| v["error"]["code"] == -32600));
         });
     }
 }

@@ -144,8 +144,9 @@ async fn serve(opts: McpOptions) -> Result<()> {
         Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => Ok(()),
         Err(e) => Err(e).context("MCP handshake failed"),
     };
-    // The last replies are still on their way to stdout.
-    let _ = tokio::time::timeout(Duration::from_secs(2), framed.flushed).await;
+    // The last replies are still on their way to stdout: as long as the client reads them,
+    // or for as long as rmcp gives its handlers after EOF.
+    framed.flushed.finish(Duration::from_secs(5)).await;
     served
 }
 
