@@ -1,9 +1,9 @@
 //! The line framing between the client's pipes and rmcp: one JSON-RPC message per line, each
 //! line bounded, a line that is not JSON answered with a parse error.
 //!
-//! rmcp's stdio transport reads a line of any length into memory (a client that never sends a
-//! newline grows the buffer without end) and drops a line that is not JSON without a word. So
-//! stdin is read here first: a line longer than [`MAX_LINE`] is discarded as it streams in and
+//! rmcp's stdio transport drops a line that is not JSON, or longer than its own 16 MiB cap,
+//! without a word, and keeps reading requests however many replies wait for a client that
+//! stopped reading. So stdin is read here first: a line longer than [`MAX_LINE`] is discarded as it streams in and
 //! answered with `-32600`; a line that is not JSON gets JSON-RPC's `-32700` with a null id; every
 //! other line goes on to rmcp unchanged. rmcp's output and those errors reach stdout through one
 //! writer, a whole line at a time, so they never interleave. While that writer's queue is full
