@@ -146,7 +146,20 @@ pub(super) fn write(
     progress.committing();
     let mut ops = 0;
     for t in tallies {
-        let t = t?;
+        let t = match t {
+            Ok(t) => t,
+            Err(e) => {
+                // A failed indexing thread only says that it was killed; the cause (a full
+                // disk, most often) comes out when the writer is asked to commit.
+                return Err(match writer.prepare_commit() {
+                    Err(cause) => anyhow::Error::new(cause).context("adding notes to the index"),
+                    Ok(prepared) => {
+                        let _ = prepared.abort();
+                        e
+                    }
+                });
+            }
+        };
         report.added += t.added;
         report.updated += t.updated;
         report.removed += t.removed;
