@@ -145,16 +145,16 @@ mod tests {
     fn verbatim_prefix_removed_only_when_safe() {
         let plain = |s: &str| plain_windows_path(s);
         assert_eq!(
-            plain(r"\\?\C:\Users\me\Vault").as_deref(),
-            Some(r"C:\Users\me\Vault")
+            plain(r"\\?\C:\Notes\Vault").as_deref(),
+            Some(r"C:\Notes\Vault")
         );
         assert_eq!(plain(r"\\?\d:\").as_deref(), Some(r"d:\"));
         assert_eq!(
             plain(r"\\?\UNC\server\share\Vault").as_deref(),
             Some(r"\\server\share\Vault")
         );
-        assert_eq!(plain(r"C:\Users\me"), None);
-        assert_eq!(plain("/home/me/Vault"), None);
+        assert_eq!(plain(r"C:\Notes\me"), None);
+        assert_eq!(plain("/srv/notes/Vault"), None);
         assert_eq!(plain(r"\\?\Volume{1234}\x"), None);
         assert_eq!(plain(r"\\?\C:\notes\CON"), None);
         assert_eq!(plain(r"\\?\C:\notes\nul.md"), None);

@@ -152,7 +152,7 @@ mod tests {
     fn skill_pre_approves_exactly_the_binary() {
         let md = skill_md(
             Path::new("/opt/bin/vault-search"),
-            Path::new("/home/u/Vault"),
+            Path::new("/srv/notes/Vault"),
         );
         assert!(md.starts_with("---\nname: vault-search\n"));
         assert!(md.contains("\nallowed-tools: Bash(/opt/bin/vault-search *)\n"));
@@ -162,8 +162,8 @@ mod tests {
     #[test]
     fn windows_commands_use_forward_slashes() {
         assert_eq!(
-            slashed(r"C:\Users\me\bin\vault-search.exe", true),
-            "C:/Users/me/bin/vault-search.exe"
+            slashed(r"C:\Tools\bin\vault-search.exe", true),
+            "C:/Tools/bin/vault-search.exe"
         );
         // On Unix a backslash is part of a file name.
         assert_eq!(slashed(r"/opt/odd\name", false), r"/opt/odd\name");

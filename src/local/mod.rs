@@ -48,7 +48,7 @@ pub(crate) fn skipped_files(
     searcher: &Searcher,
     caps: crate::core::Caps,
 ) -> Result<Vec<crate::core::SkippedFile>> {
-    use tantivy::schema::{IndexRecordOption, Value};
+    use tantivy::schema::IndexRecordOption;
     let f = schema::fields();
     let q = tantivy::query::TermQuery::new(
         tantivy::Term::from_field_text(f.skipped, "yes"),
@@ -60,27 +60,18 @@ pub(crate) fn skipped_files(
     )?;
     let mut out = Vec::with_capacity(top.len());
     for (_, addr) in top {
-        let doc: tantivy::TantivyDocument = searcher.doc(addr)?;
-        let text = |field| {
-            doc.get_first(field)
-                .and_then(|v| v.as_str())
-                .unwrap_or_default()
-                .to_string()
-        };
-        let path = text(f.path);
+        let mut placeholder = plan::stored_placeholder(searcher, addr)?;
         let ff = searcher.segment_reader(addr.segment_ord).fast_fields();
         let stub = ff.column_opt::<u64>(f.schema.get_field_name(f.stub))?;
         let size = ff.u64(f.schema.get_field_name(f.size))?.first(addr.doc_id);
-        let kind = plan::kind_of(&path);
+        let kind = plan::kind_of(&placeholder.path);
         let cap = caps.max_bytes(kind);
         let over = stub.and_then(|c| c.first(addr.doc_id)) == Some(manifest::STUB_TOO_LARGE)
             && size.is_some_and(|n| n > cap);
-        let reason = if over {
-            plan::too_large(cap, kind)
-        } else {
-            text(f.skip_reason)
-        };
-        out.push(crate::core::SkippedFile { path, reason });
+        if over {
+            placeholder.reason = plan::too_large(cap, kind);
+        }
+        out.push(placeholder);
     }
     out.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(out)

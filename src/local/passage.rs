@@ -511,7 +511,7 @@ pub(crate) fn collect(
 }
 
 /// The first position at `min_pos` or later where `phrase` starts (consecutive positions).
-pub(crate) fn phrase_at(
+fn phrase_at(
     positions: &std::collections::HashMap<String, Vec<u32>>,
     phrase: &[String],
     min_pos: u32,
@@ -524,6 +524,23 @@ pub(crate) fn phrase_at(
                 .is_some_and(|v| v.binary_search(&(p + k as u32 + 1)).is_ok())
         })
     })
+}
+
+/// Where a passage starts: a quoted phrase in the body, else its best window, else any.
+pub(crate) fn passage_pos(
+    phrases: &[&[String]],
+    positions: &std::collections::HashMap<String, Vec<u32>>,
+    occs: &mut [Occ],
+    rarity: &[f32],
+    min_pos: u32,
+) -> Option<u32> {
+    let width = window_tokens();
+    phrases
+        .iter()
+        .filter(|p| p.len() >= 2)
+        .find_map(|p| phrase_at(positions, p, min_pos))
+        .or_else(|| best_window(occs, rarity, width, min_pos).map(|w| w.first))
+        .or_else(|| best_window(occs, rarity, width, 0).map(|w| w.first))
 }
 
 /// What a hit shows: where its excerpt starts, and the end of its frontmatter.
@@ -552,13 +569,7 @@ pub(crate) fn show(
         _ => note::parse(text).body_start,
     };
     let min_pos = text_start_pos(analyzer, text, table, text_start);
-    let width = window_tokens();
-    let pos = phrases
-        .iter()
-        .filter(|p| p.len() >= 2)
-        .find_map(|p| phrase_at(positions, p, min_pos))
-        .or_else(|| best_window(occs, rarity, width, min_pos).map(|w| w.first))
-        .or_else(|| best_window(occs, rarity, width, 0).map(|w| w.first));
+    let pos = passage_pos(phrases, positions, occs, rarity, min_pos);
     let spot = match pos {
         Some(pos) => locate(analyzer, text, table, text_start, pos),
         None => {

@@ -84,22 +84,30 @@ impl Plan {
     /// reason their document keeps (`searcher`: the commit the plan was made against), so an
     /// `index` run names every placeholder, as `status` does.
     pub(super) fn name_failed(&mut self, searcher: &tantivy::Searcher) -> Result<()> {
-        let fields = schema::fields();
         for addr in std::mem::take(&mut self.failed) {
-            let doc: TantivyDocument = searcher.doc(addr).context("reading a placeholder")?;
-            let text = |field| {
-                doc.get_first(field)
-                    .and_then(|v| v.as_str())
-                    .unwrap_or_default()
-                    .to_string()
-            };
-            self.skipped.push(SkippedFile {
-                path: text(fields.path),
-                reason: text(fields.skip_reason),
-            });
+            self.skipped.push(stored_placeholder(searcher, addr)?);
         }
         Ok(())
     }
+}
+
+/// A placeholder's path and the reason its document keeps.
+pub(super) fn stored_placeholder(
+    searcher: &tantivy::Searcher,
+    addr: DocAddress,
+) -> Result<SkippedFile> {
+    let fields = schema::fields();
+    let doc: TantivyDocument = searcher.doc(addr).context("reading a placeholder")?;
+    let text = |field| {
+        doc.get_first(field)
+            .and_then(|v| v.as_str())
+            .unwrap_or_default()
+            .to_string()
+    };
+    Ok(SkippedFile {
+        path: text(fields.path),
+        reason: text(fields.skip_reason),
+    })
 }
 
 /// An empty index: every note on disk is to be added, under `caps`.

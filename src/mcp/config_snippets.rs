@@ -78,7 +78,7 @@ mod tests {
             shell_quote("/usr/bin/vault-search"),
             "/usr/bin/vault-search"
         );
-        assert_eq!(shell_quote("/home/a b/it's"), r"'/home/a b/it'\''s'");
+        assert_eq!(shell_quote("/srv/a b/it's"), r"'/srv/a b/it'\''s'");
     }
 
     #[test]
@@ -86,11 +86,11 @@ mod tests {
         let s = snippet(
             Client::Cursor,
             Path::new("/opt/v s/vault-search"),
-            Path::new("/home/me/Vault \"x\""),
+            Path::new("/srv/notes/Vault \"x\""),
         );
         let v: serde_json::Value = serde_json::from_str(&s).unwrap_or_default();
         let server = &v["mcpServers"]["vault-search"];
         assert_eq!(server["command"], "/opt/v s/vault-search");
-        assert_eq!(server["args"][2], "/home/me/Vault \"x\"");
+        assert_eq!(server["args"][2], "/srv/notes/Vault \"x\"");
     }
 }

@@ -269,18 +269,15 @@ impl Events {
         any
     }
 
-    /// Access-only events never change a note; dot-folders are not indexed, except Obsidian's
-    /// `app.json`, which holds the excluded-files filters.
+    /// Dot-folders are not indexed, except Obsidian's `app.json`, which holds the
+    /// excluded-files filters. (Access events never get here: the watcher drops them.)
     fn relevant(&self, ev: &notify::Event) -> bool {
-        if matches!(ev.kind, EventKind::Access(_)) {
-            return false;
-        }
         ev.paths.is_empty()
             || ev.paths.iter().any(|p| {
                 // A path not spelled below the vault as we know it (macOS's FSEvents reports
-                // real paths: symlinks resolved, `/private/var` for `/var`) can't be judged by
-                // its folders: any dot-folder above the vault would make it look hidden and
-                // every event would be lost. It costs one walk at most.
+                // real paths, symlinks resolved) can't be judged by its folders: any dot-folder
+                // above the vault would make it look hidden and every event would be lost. It
+                // costs one walk at most.
                 !p.starts_with(&self.cache_dir)
                     && p.strip_prefix(&self.vault).map_or(true, path_matters)
             })
@@ -390,12 +387,12 @@ mod tests {
     #[test]
     fn event_paths_judged_relative_to_the_vault() {
         // A vault below a dot-folder: only the path inside the vault decides.
-        let ev = events("/home/me/.vaults/work", "/home/me/.cache");
-        assert!(ev.relevant(&created("/home/me/.vaults/work/sub/note.md")));
-        assert!(ev.relevant(&created("/home/me/.vaults/work/.obsidian/app.json")));
-        assert!(!ev.relevant(&created("/home/me/.vaults/work/.git/index")));
-        assert!(!ev.relevant(&created("/home/me/.cache/vault-search/x/serve.json")));
+        let ev = events("top/.vaults/work", "top/.cache");
+        assert!(ev.relevant(&created("top/.vaults/work/sub/note.md")));
+        assert!(ev.relevant(&created("top/.vaults/work/.obsidian/app.json")));
+        assert!(!ev.relevant(&created("top/.vaults/work/.git/index")));
+        assert!(!ev.relevant(&created("top/.cache/vault-search/x/serve.json")));
         // Spelled differently (a resolved symlink): unknown, so it counts.
-        assert!(ev.relevant(&created("/private/home/me/.vaults/work/note.md")));
+        assert!(ev.relevant(&created("real/top/.vaults/work/note.md")));
     }
 }

@@ -19,8 +19,8 @@ use tantivy::tokenizer::TextAnalyzer;
 use tantivy::{DocAddress, Searcher};
 
 use super::{
-    around, best_window, encode, heading_text, locate, phrase_at, rows, window_tokens, Checkpoint,
-    Occ, Spot, HEADING_BYTES, NO_HEADING,
+    around, encode, heading_text, locate, passage_pos, rows, Checkpoint, Occ, Spot, HEADING_BYTES,
+    NO_HEADING,
 };
 use crate::local::schema::Fields;
 use crate::text::excerpt;
@@ -185,14 +185,7 @@ fn show_in_file(
 ) -> Option<(Spot, String)> {
     let header = rows(table).next()?;
     let text_start = u64::from(header.offset);
-    let min_pos = header.pos;
-    let width = window_tokens();
-    let pos = phrases
-        .iter()
-        .filter(|p| p.len() >= 2)
-        .find_map(|p| phrase_at(positions, p, min_pos))
-        .or_else(|| best_window(occs, rarity, width, min_pos).map(|w| w.first))
-        .or_else(|| best_window(occs, rarity, width, 0).map(|w| w.first))?;
+    let pos = passage_pos(phrases, positions, occs, rarity, header.pos)?;
     // The same stretch `locate` would tokenize: from the checkpoint at or before `pos` to
     // the next one.
     let (base, next) = around(table, pos);
