@@ -36,6 +36,7 @@ mod local;
 mod mcp;
 mod omnisearch;
 mod paths;
+mod pdf_child;
 mod serve;
 mod status;
 mod text;
@@ -56,6 +57,7 @@ pub use crate::core::{
     SearchHit, SearchOptions, SearchResponse, SkippedFile, Sort, Source, DEFAULT_MAX_NOTE_BYTES,
     DEFAULT_MAX_PDF_BYTES, DEFAULT_PORT, DEFAULT_SEARCH_PDF_BUDGET,
 };
+pub use crate::pdf_child::extract_pdf_main;
 pub use crate::status::Status;
 
 /// Runs one search with the engine `opts.source` asks for (what `vault-search QUERY` does).

@@ -15,12 +15,11 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 
 use config::{Action, Config};
-pub use extract::extract_pdf_main;
 
 /// The whole program: parse, resolve, run, and map errors to one line and exit 2.
 pub fn main() -> ExitCode {
     if extract::is_extractor_call() {
-        return extract_pdf_main();
+        return crate::extract_pdf_main();
     }
     let args = match args::parse_args() {
         Ok(args) => args,
