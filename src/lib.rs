@@ -31,16 +31,20 @@
 
 mod core;
 mod dispatch;
+#[cfg(any(feature = "mcp", feature = "serve"))]
 mod heap;
 mod local;
+#[cfg(feature = "mcp")]
 mod mcp;
 mod omnisearch;
 mod paths;
 mod pdf_child;
+#[cfg(feature = "serve")]
 mod serve;
 mod status;
 mod text;
 
+#[cfg(feature = "cli")]
 #[doc(hidden)]
 pub mod cli;
 

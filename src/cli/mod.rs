@@ -47,6 +47,7 @@ fn warn_all(warnings: &[String]) {
 
 /// Runs one resolved command line: prints its output to stdout.
 fn run(config: &Config) -> Result<()> {
+    #[cfg(feature = "mcp")]
     if let Action::Mcp(opts) = &config.action {
         // Before stdout is locked below: the server writes to it from another thread.
         return crate::mcp::run(opts.clone());
@@ -96,7 +97,9 @@ fn run(config: &Config) -> Result<()> {
             clap_complete::generate(*shell, &mut cmd, "vault-search", &mut out);
             Ok(())
         }
+        #[cfg(feature = "mcp")]
         Action::Mcp(_) => Ok(()), // served above
+        #[cfg(feature = "serve")]
         Action::Serve(opts) => {
             out.flush()?;
             crate::serve::run(opts.clone())?;
