@@ -28,6 +28,12 @@
 //! assert_eq!(answer.results[0].line, Some(2));
 //! # Ok::<(), anyhow::Error>(())
 //! ```
+//!
+//! The front-ends are Cargo features, all on by default: `cli` (the binary: clap),
+//! `mcp` (rmcp, schemars, tokio) and `serve` (notify, signal-hook). With
+//! `default-features = false` this crate is the engines and the dispatcher alone. An embedder
+//! that indexes PDFs points [`PdfLimits::extractor`] at a program that calls
+//! [`extract_pdf_main()`] when its first argument is `__extract-pdf`; that needs no feature.
 
 mod core;
 mod dispatch;
