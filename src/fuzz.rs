@@ -9,6 +9,7 @@
 
 use proptest::prelude::*;
 
+#[cfg(feature = "cli")]
 use crate::cli::print as output;
 use crate::core as config;
 use crate::local::{analyzer, query};
@@ -70,6 +71,7 @@ proptest! {
         prop_assert!(!cleaned.contains('\n'));
     }
 
+    #[cfg(feature = "cli")]
     #[test]
     fn terminal_output_has_no_escapes(text in nasty()) {
         let s = output::sanitize_for_terminal(&text);

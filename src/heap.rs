@@ -11,7 +11,8 @@
 //!
 //! Other platforms need nothing: musl's allocator returns freed memory eagerly, macOS's
 //! magazine allocator and Windows' low-fragmentation heap keep a bounded cache per core. There
-//! both functions do nothing. A one-shot search never calls them.
+//! both functions do nothing. A one-shot search never calls them, and a build without the
+//! `mcp` and `serve` features leaves this module out.
 
 /// Before the first thread is spawned: fewer arenas, so less memory parked in them.
 pub(crate) fn for_long_running() {

@@ -28,18 +28,29 @@
 //! assert_eq!(answer.results[0].line, Some(2));
 //! # Ok::<(), anyhow::Error>(())
 //! ```
+//!
+//! The front-ends are Cargo features, all on by default: `cli` (the binary: clap),
+//! `mcp` (rmcp, schemars, tokio) and `serve` (notify, signal-hook). With
+//! `default-features = false` this crate is the engines and the dispatcher alone. An embedder
+//! that indexes PDFs points [`PdfLimits::extractor`] at a program that calls
+//! [`extract_pdf_main()`] when its first argument is `__extract-pdf`; that needs no feature.
 
 mod core;
 mod dispatch;
+#[cfg(any(feature = "mcp", feature = "serve"))]
 mod heap;
 mod local;
+#[cfg(feature = "mcp")]
 mod mcp;
 mod omnisearch;
 mod paths;
+mod pdf_child;
+#[cfg(feature = "serve")]
 mod serve;
 mod status;
 mod text;
 
+#[cfg(feature = "cli")]
 #[doc(hidden)]
 pub mod cli;
 
@@ -56,6 +67,7 @@ pub use crate::core::{
     SearchHit, SearchOptions, SearchResponse, SkippedFile, Sort, Source, DEFAULT_MAX_NOTE_BYTES,
     DEFAULT_MAX_PDF_BYTES, DEFAULT_PORT, DEFAULT_SEARCH_PDF_BUDGET,
 };
+pub use crate::pdf_child::extract_pdf_main;
 pub use crate::status::Status;
 
 /// Runs one search with the engine `opts.source` asks for (what `vault-search QUERY` does).

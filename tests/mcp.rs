@@ -1,11 +1,11 @@
 //! `vault-search mcp`: the real binary spoken to in JSON-RPC over its stdin/stdout.
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{self, Receiver};
+use std::io::Write;
+use std::process::{ChildStdin, Stdio};
+use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
 
-use crate::util::Env;
+use crate::util::{read_lines, Env, ServerProcess};
 use serde_json::{json, Value};
 use vault_search::SearchResponse;
 
@@ -14,9 +14,9 @@ const DEADLINE: Duration = Duration::from_secs(60);
 
 /// A running server and the JSON-RPC messages it wrote, one per stdout line.
 struct Session {
-    child: Child,
+    child: ServerProcess,
     stdin: Option<ChildStdin>,
-    lines: Receiver<Value>,
+    lines: Receiver<String>,
     /// Messages read while waiting for another id.
     backlog: Vec<Value>,
     next_id: u64,
@@ -24,33 +24,19 @@ struct Session {
 
 impl Session {
     fn start(env: &Env, extra: &[&str]) -> Session {
-        let mut cmd: Command = env.cmd();
-        let mut child = cmd
-            .arg("mcp")
-            .args(extra)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                // stdout carries protocol messages only: anything else fails the test.
-                let v: Value = serde_json::from_str(&line)
-                    .unwrap_or_else(|e| panic!("non-JSON on stdout ({e}): {line}"));
-                assert_eq!(v["jsonrpc"], "2.0", "{line}");
-                if tx.send(v).is_err() {
-                    break;
-                }
-            }
-        });
+        let mut child = ServerProcess::spawn(
+            env.cmd()
+                .arg("mcp")
+                .args(extra)
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::null()),
+        );
+        let lines = read_lines(child.stdout.take().unwrap());
         Session {
             stdin: child.stdin.take(),
             child,
-            lines: rx,
+            lines,
             backlog: Vec::new(),
             next_id: 1,
         }
@@ -92,10 +78,14 @@ impl Session {
         let deadline = Instant::now() + DEADLINE;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
-            let msg = self
+            let line = self
                 .lines
                 .recv_timeout(left)
                 .unwrap_or_else(|e| panic!("no answer ({e}); seen: {:?}", self.backlog));
+            // stdout carries protocol messages only: anything else fails the test.
+            let msg: Value = serde_json::from_str(&line)
+                .unwrap_or_else(|e| panic!("non-JSON on stdout ({e}): {line}"));
+            assert_eq!(msg["jsonrpc"], "2.0", "{line}");
             if pred(&msg) {
                 return msg;
             }
@@ -131,13 +121,6 @@ impl Session {
             assert!(Instant::now() < deadline, "the server did not exit on EOF");
             std::thread::sleep(Duration::from_millis(20));
         }
-    }
-}
-
-impl Drop for Session {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 

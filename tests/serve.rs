@@ -2,13 +2,12 @@
 //! changes seen through `/search`, our own Omnisearch client against it, the refusals, and the
 //! CLI's switch between "the watcher keeps the index current" and its own walk.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::process::{Child, Stdio};
-use std::sync::mpsc;
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use crate::util::{assert_ok, Env};
+use crate::util::{assert_ok, read_lines, Env, ServerProcess};
 use serde::Deserialize;
 
 /// Generous: CI machines are slow and shared; the poll returns as soon as it holds.
@@ -44,28 +43,20 @@ struct Health {
 }
 
 struct Server {
-    child: Child,
+    child: ServerProcess,
     port: u16,
 }
 
 impl Server {
     fn start(env: &Env, extra: &[&str]) -> Server {
-        let mut child = env
-            .cmd()
-            .args(["serve", "--port", "0"])
-            .args(extra)
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let stderr = child.stderr.take().unwrap();
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines() {
-                let Ok(line) = line else { break };
-                let _ = tx.send(line);
-            }
-        });
+        let mut child = ServerProcess::spawn(
+            env.cmd()
+                .args(["serve", "--port", "0"])
+                .args(extra)
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped()),
+        );
+        let rx = read_lines(child.stderr.take().unwrap());
         let port = loop {
             let line = rx
                 .recv_timeout(DEADLINE)
@@ -118,13 +109,6 @@ impl Server {
         self.poll(&format!("/search?q={q} == {want:?}"), || {
             self.paths(q) == want
         });
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 

@@ -1,11 +1,14 @@
 //! Shared helpers for the integration tests: a temp vault + cache dir, a command runner for the
-//! real binary, and an in-process mock Omnisearch server.
+//! real binary, a spawned server process with its output read line by line (`mcp`, `serve`),
+//! and an in-process mock Omnisearch server.
 #![allow(missing_debug_implementations, clippy::new_without_default)]
 
-use std::io::{Read, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
+use std::ops::{Deref, DerefMut};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Child, Command, Output};
+use std::sync::mpsc::{self, Receiver};
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::Duration;
@@ -127,6 +130,51 @@ pub fn stderr(out: &Output) -> String {
 
 pub fn stdout(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// A spawned server (`mcp`, `serve`), killed and reaped when dropped so that a failing test
+/// leaves no process behind. Derefs to its [`Child`].
+pub struct ServerProcess(Child);
+
+impl ServerProcess {
+    /// Spawns `cmd`, whose stdio the caller has set.
+    pub fn spawn(cmd: &mut Command) -> ServerProcess {
+        ServerProcess(cmd.spawn().unwrap())
+    }
+}
+
+impl Deref for ServerProcess {
+    type Target = Child;
+    fn deref(&self) -> &Child {
+        &self.0
+    }
+}
+
+impl DerefMut for ServerProcess {
+    fn deref_mut(&mut self) -> &mut Child {
+        &mut self.0
+    }
+}
+
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// The lines of `pipe` (a child's stdout or stderr), read on a thread of their own so that a
+/// test can wait for one with a deadline. The channel disconnects at the end of the stream. The
+/// thread reads on after the receiver is gone, so the child never blocks on a full pipe.
+pub fn read_lines(pipe: impl Read + Send + 'static) -> Receiver<String> {
+    let (tx, rx) = mpsc::channel();
+    thread::spawn(move || {
+        for line in BufReader::new(pipe).lines() {
+            let Ok(line) = line else { break };
+            let _ = tx.send(line);
+        }
+    });
+    rx
 }
 
 /// A loopback port with nothing listening.

@@ -98,11 +98,14 @@ pub(crate) enum Command {
     /// Print a shell completion script
     Completions(CompletionsArgs),
     /// Serve the search as an MCP server on stdin/stdout (for Claude, Codex, Cursor)
+    #[cfg(feature = "mcp")]
     Mcp(crate::mcp::McpArgs),
     /// Watch the vault, keep its index current, and answer Omnisearch's HTTP API on loopback
+    #[cfg(feature = "serve")]
     Serve(ServeArgs),
 }
 
+#[cfg(feature = "serve")]
 #[derive(Debug, Clone, ClapArgs)]
 pub(crate) struct ServeArgs {
     /// HTTP port on 127.0.0.1 and [::1] (0: any free port; 51361 stands in for the plugin)

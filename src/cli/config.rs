@@ -32,6 +32,11 @@ pub(crate) struct Config {
 
 /// The subcommand, resolved.
 #[derive(Debug, Clone)]
+// One per run, so its size does not matter; without the servers' options a search's dwarf the rest.
+#[cfg_attr(
+    not(any(feature = "mcp", feature = "serve")),
+    allow(clippy::large_enum_variant)
+)]
 pub(crate) enum Action {
     /// A search; the options carry the resolved vault and cache dir too.
     Search(SearchOptions),
@@ -41,7 +46,9 @@ pub(crate) enum Action {
     },
     Skill(SkillArgs),
     Completions(clap_complete::Shell),
+    #[cfg(feature = "mcp")]
     Mcp(crate::mcp::McpOptions),
+    #[cfg(feature = "serve")]
     Serve(crate::serve::ServeOptions),
 }
 
@@ -124,6 +131,7 @@ impl Config {
             },
             Some(Command::Skill(s)) => Action::Skill(s),
             Some(Command::Completions(c)) => Action::Completions(c.shell),
+            #[cfg(feature = "mcp")]
             Some(Command::Mcp(m)) => Action::Mcp(crate::mcp::McpOptions {
                 vault: vault.clone(),
                 cache_dir: cache_dir.clone(),
@@ -132,6 +140,7 @@ impl Config {
                 print_config: m.print_config,
                 pdf,
             }),
+            #[cfg(feature = "serve")]
             Some(Command::Serve(s)) => Action::Serve(crate::serve::ServeOptions {
                 vault: vault.clone(),
                 cache_dir: cache_dir

@@ -15,12 +15,11 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 
 use config::{Action, Config};
-pub use extract::extract_pdf_main;
 
 /// The whole program: parse, resolve, run, and map errors to one line and exit 2.
 pub fn main() -> ExitCode {
     if extract::is_extractor_call() {
-        return extract_pdf_main();
+        return crate::extract_pdf_main();
     }
     let args = match args::parse_args() {
         Ok(args) => args,
@@ -48,6 +47,7 @@ fn warn_all(warnings: &[String]) {
 
 /// Runs one resolved command line: prints its output to stdout.
 fn run(config: &Config) -> Result<()> {
+    #[cfg(feature = "mcp")]
     if let Action::Mcp(opts) = &config.action {
         // Before stdout is locked below: the server writes to it from another thread.
         return crate::mcp::run(opts.clone());
@@ -97,7 +97,9 @@ fn run(config: &Config) -> Result<()> {
             clap_complete::generate(*shell, &mut cmd, "vault-search", &mut out);
             Ok(())
         }
+        #[cfg(feature = "mcp")]
         Action::Mcp(_) => Ok(()), // served above
+        #[cfg(feature = "serve")]
         Action::Serve(opts) => {
             out.flush()?;
             crate::serve::run(opts.clone())?;

@@ -1,11 +1,13 @@
 //! Which kind of file a hit is: a Markdown note, a JSON Canvas board or a PDF. Decided by the
 //! file name alone, so both engines (and a filter) agree without reading the file.
 
+#[cfg(feature = "mcp")]
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// The kind of an indexed file (`"kind"` in JSON, always present).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "mcp", derive(JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum FileKind {
     /// A Markdown note (`.md`).

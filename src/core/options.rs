@@ -84,8 +84,8 @@ impl Caps {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PdfLimits {
     /// The program that extracts one PDF: the `vault-search` binary (its hidden
-    /// `__extract-pdf` subcommand), or a program that calls `vault_search::cli::extract_pdf_main` when its first
-    /// argument is `__extract-pdf`.
+    /// `__extract-pdf` subcommand), or a program that calls [`crate::extract_pdf_main`] when
+    /// its first argument is `__extract-pdf`.
     /// `None`: PDFs are not indexed at all.
     pub extractor: Option<&'static std::path::Path>,
     /// PDFs larger than this are placeholders (named, never extracted). `None`: the index's

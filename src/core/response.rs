@@ -4,6 +4,7 @@
 //! [`SearchResponse`] object. Fields may be added in later versions; existing fields never
 //! change meaning. The README documents the same schema.
 
+#[cfg(feature = "mcp")]
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -17,7 +18,8 @@ pub const ENGINE_LOCAL: &str = "local";
 pub const ENGINE_BOTH: &str = "both";
 
 /// One search, as printed by `--json`.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, JsonSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "mcp", derive(JsonSchema))]
 pub struct SearchResponse {
     /// The query as typed (words joined with single spaces).
     pub query: String,
@@ -59,7 +61,8 @@ pub struct SearchResponse {
 }
 
 /// `--source both`: both engines' answers to the same query.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, JsonSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "mcp", derive(JsonSchema))]
 pub struct Comparison {
     /// `omnisearch` or `omnisearch (offline)`.
     pub omnisearch_engine: String,
@@ -75,7 +78,8 @@ pub struct Comparison {
 }
 
 /// One ranked note.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, JsonSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "mcp", derive(JsonSchema))]
 pub struct SearchHit {
     /// Vault-relative path with `/` separators.
     pub path: String,

@@ -17,17 +17,23 @@
 //! This module depends on nothing but the store layout, so the engine and the server both use
 //! it without knowing each other.
 
-use std::fs::{self, File, OpenOptions};
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::fs::{self, File};
+use std::path::Path;
 use std::time::Duration;
 
-use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
-use super::store::{now_ns, replace_file, set_private_file, Store};
+use super::store::{now_ns, Store};
+// The write side (the server's beacon) only.
+#[cfg(any(test, feature = "serve"))]
+use {
+    super::store::{replace_file, set_private_file},
+    anyhow::{Context, Result},
+    std::{fs::OpenOptions, io::Write, path::PathBuf},
+};
 
 /// The server beats at least this often.
+#[cfg(feature = "serve")]
 pub const BEAT_EVERY: Duration = Duration::from_millis(500);
 /// A heartbeat older than this means a dead or wedged watcher.
 pub const STALE_AFTER: Duration = Duration::from_secs(3);
@@ -54,6 +60,7 @@ pub struct Heartbeat {
 }
 
 /// The write side: held by the server for as long as it watches the vault.
+#[cfg(any(test, feature = "serve"))]
 #[derive(Debug)]
 pub struct Beacon {
     root: PathBuf,
@@ -62,6 +69,7 @@ pub struct Beacon {
     inode: (u64, u64),
 }
 
+#[cfg(any(test, feature = "serve"))]
 impl Beacon {
     /// Takes the server lock of the store at `root` (which must exist); `Ok(None)` when another
     /// server holds it.
@@ -138,6 +146,7 @@ impl Beacon {
     }
 
     /// Removes the heartbeat; the lock goes with the beacon.
+    #[cfg(feature = "serve")]
     pub fn retire(self) {
         let _ = fs::remove_file(self.root.join(STATE_FILE));
     }

@@ -96,6 +96,7 @@ pub(crate) struct LocalAnswer {
 }
 
 /// A usable committed index of `vault` exists below `cache_dir`.
+#[cfg(feature = "mcp")]
 pub(crate) fn has_index(cache_dir: &std::path::Path, vault: &std::path::Path) -> bool {
     matches!(
         Store::new(cache_dir, vault).open_current_reader(),

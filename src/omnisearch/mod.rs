@@ -14,6 +14,7 @@ mod reply;
 use crate::core::{EngineError, SearchHit, SearchOptions};
 
 pub(crate) use client::{query, MAX_RESULTS};
+#[cfg(any(test, feature = "serve"))]
 pub(crate) use reply::is_safe_relative;
 #[cfg(test)]
 pub(crate) use reply::parse_reply;
