@@ -1,7 +1,7 @@
 //! Proof that a `vault-search serve` watcher keeps a vault's index current, so a search may
 //! skip its freshness walk.
 //!
-//! Two files in the vault's store directory ([`crate::local::store::Store::root`]):
+//! Two files in the vault's store directory ([`crate::local::index::store::Store::root`]):
 //! - `serve.lock`: held under an OS file lock by the one server watching the vault. The lock
 //!   dies with the process (kill -9 included), so a crashed server is never taken for a live one.
 //! - `serve.json`: a [`Heartbeat`] the server rewrites atomically (write + rename) at least every
@@ -25,7 +25,7 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
-use super::store::{now_ns, replace_file, set_private_file, Store};
+use super::index::store::{now_ns, replace_file, set_private_file, Store};
 
 /// The server beats at least this often.
 pub const BEAT_EVERY: Duration = Duration::from_millis(500);

@@ -10,15 +10,15 @@ use tantivy::query::{AllQuery, BooleanQuery, Occur, Query};
 use tantivy::schema::Value;
 use tantivy::{DocAddress, Order, Searcher, TantivyDocument};
 
-use super::analyzer;
+use super::filter::{clauses as filter_clauses, Narrowing};
 use super::query::ParsedQuery;
-use super::rank::{filter_clauses, Narrowing};
-use super::schema::Fields;
 use crate::core::{rfc3339, FileKind, SearchHit, ENGINE_LOCAL};
+use crate::local::analyzer;
+use crate::local::schema::Fields;
 use crate::text::{excerpt, note, parts, stem_of};
 
 /// The notes that pass every filter, newest first, at most `limit`.
-pub(super) fn newest(
+pub(in crate::local) fn newest(
     searcher: &Searcher,
     fields: &Fields,
     q: &ParsedQuery,
@@ -117,7 +117,11 @@ fn first_text(body: &str, from: usize) -> usize {
 }
 
 /// The indexed modification time of a document.
-pub(super) fn mtime_of(searcher: &Searcher, fields: &Fields, addr: DocAddress) -> Option<i64> {
+pub(in crate::local) fn mtime_of(
+    searcher: &Searcher,
+    fields: &Fields,
+    addr: DocAddress,
+) -> Option<i64> {
     let name = fields.schema.get_field_name(fields.mtime_ns);
     searcher
         .segment_reader(addr.segment_ord)

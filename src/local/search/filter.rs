@@ -18,9 +18,9 @@ use tantivy::query::{
 use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::Term;
 
+use super::ignore::escape;
+use super::query::ParsedQuery;
 use crate::core::{Filters, Scope};
-use crate::local::ignore::escape;
-use crate::local::query::ParsedQuery;
 use crate::local::schema::Fields;
 
 /// Everything that narrows a search, besides the query's words.
@@ -133,7 +133,7 @@ fn path_regex(field: Field, pattern: &str) -> Box<dyn Query> {
     }
 }
 
-pub(super) fn raw_term(field: Field, text: &str) -> Box<dyn Query> {
+pub(in crate::local) fn raw_term(field: Field, text: &str) -> Box<dyn Query> {
     Box::new(TermQuery::new(
         Term::from_field_text(field, text),
         IndexRecordOption::Basic,

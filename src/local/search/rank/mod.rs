@@ -11,7 +11,7 @@
 //! 2. **Candidates.** A BM25 disjunction over the variants with field boosts (file name and
 //!    aliases above headings above body); no word is required, so one extra word from an agent
 //!    never empties the result. Folder scope, exclusions, `path:`/`ext:`, tags, dates and
-//!    properties are filters inside the query ([`filter`]).
+//!    properties are filters inside the query ([`super::filter`]).
 //! 3. **Re-rank** of the top [`CANDIDATES`] with the seed's signals — +20 per matched term, +50
 //!    when all match, +80 for the query phrase in the file name else +30 in the body, +15 per
 //!    term in the file name, +8 per (term, heading), term frequency up to +25 — where a match
@@ -22,47 +22,24 @@
 mod candidates;
 mod coordination;
 mod expand;
-mod filter;
 mod matching;
+mod proximity;
 mod rerank;
 
 use std::collections::HashMap;
 
 use tantivy::schema::Field;
 
+use crate::local::weights::tune;
+
 pub(in crate::local) use candidates::candidate_query;
 pub(in crate::local) use expand::{expand_query, set_rarity};
-pub(in crate::local) use filter::{clauses as filter_clauses, lists_without_words, Narrowing};
 pub(in crate::local) use rerank::rerank;
 
 /// How many BM25 candidates are re-ranked.
 pub(in crate::local) const CANDIDATES: usize = 100;
 /// Final score = bonus + BM25_WEIGHT × BM25.
 const BM25_WEIGHT: f32 = 2.0;
-
-/// A ranking constant. Built with `--features tuning`, `VS_TUNE="name=value,..."` overrides
-/// them, so the weights can be re-fitted against query sets without recompiling; release
-/// builds always use the defaults written here.
-pub(in crate::local) fn tune(name: &str, default: f32) -> f32 {
-    #[cfg(feature = "tuning")]
-    {
-        use std::sync::OnceLock;
-        static MAP: OnceLock<HashMap<String, f32>> = OnceLock::new();
-        let map = MAP.get_or_init(|| {
-            std::env::var("VS_TUNE")
-                .unwrap_or_default()
-                .split(',')
-                .filter_map(|kv| kv.split_once('='))
-                .filter_map(|(k, v)| Some((k.trim().to_string(), v.trim().parse().ok()?)))
-                .collect()
-        });
-        if let Some(v) = map.get(name) {
-            return *v;
-        }
-    }
-    let _ = name;
-    default
-}
 
 fn bm25_part(bm25: f32, max: f32) -> f32 {
     let norm = tune("bm25norm", 20.0);

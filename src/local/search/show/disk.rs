@@ -18,11 +18,12 @@ use anyhow::Result;
 use tantivy::tokenizer::TextAnalyzer;
 use tantivy::{DocAddress, Searcher};
 
-use super::{
-    around, encode, heading_text, locate, passage_pos, rows, Checkpoint, Occ, Spot, HEADING_BYTES,
-    NO_HEADING,
+use super::passage_pos;
+use crate::local::checkpoint::{
+    around, encode, heading_text, locate, rows, Checkpoint, Spot, HEADING_BYTES, NO_HEADING,
 };
 use crate::local::schema::Fields;
+use crate::local::search::window::Occ;
 use crate::text::excerpt;
 
 /// Notes at least this large are shown from their file; below, the stored document costs
@@ -146,7 +147,8 @@ fn mtime_of(md: &std::fs::Metadata) -> i64 {
 /// The mtime as the walk records it (elsewhere from `modified()`, as the walk does).
 #[cfg(not(unix))]
 fn mtime_of(md: &std::fs::Metadata) -> i64 {
-    md.modified().map_or(0, crate::local::store::system_time_ns)
+    md.modified()
+        .map_or(0, crate::local::index::store::system_time_ns)
 }
 
 /// Bytes `from..to` of the file as text, starting at the first character boundary at or after

@@ -10,12 +10,14 @@ use tantivy::schema::{IndexRecordOption, Value};
 use tantivy::{DocAddress, DocSet, Searcher, TantivyDocument, Term};
 
 use super::matching::name_match;
-use super::{bm25_part, tune, ExpandedTerm};
+use super::{bm25_part, proximity, ExpandedTerm};
 use crate::core::{round_to, FileKind, SearchHit, Sort, ENGINE_LOCAL};
 use crate::local::analyzer;
-use crate::local::passage;
-use crate::local::query::ParsedQuery;
 use crate::local::schema::Fields;
+use crate::local::search::query::ParsedQuery;
+use crate::local::search::window::{self, Occ, Window};
+use crate::local::search::{list, show};
+use crate::local::weights::tune;
 use crate::text::{excerpt, parts, stem_of};
 
 /// What the postings say about one query term in one note (best variant weight per field,
@@ -39,7 +41,7 @@ struct Features {
     /// Body positions of the tokens that make up phrases.
     positions: HashMap<String, Vec<u32>>,
     /// Body positions of every query term's variants: where the passages are.
-    occs: Vec<passage::Occ>,
+    occs: Vec<Occ>,
     /// Tokens in the body (tantivy's field norm: exact to 40, then within a few percent).
     body_len: u32,
 }
@@ -115,7 +117,7 @@ pub(crate) fn rerank(
                             &mut h.tags
                         } else {
                             h.body_tf += w * tf;
-                            passage::collect(postings, ti, *w, &mut feats[i].occs);
+                            window::collect(postings, ti, *w, &mut feats[i].occs);
                             &mut feats[i].terms[ti].body
                         };
                         *slot = slot.max(*w);
@@ -156,9 +158,9 @@ pub(crate) fn rerank(
 
     let mut analyzer = analyzer::text_analyzer();
     let rarity: Vec<f32> = terms.iter().map(|t| t.rarity).collect();
-    let windows: Vec<Option<passage::Window>> = feats
+    let windows: Vec<Option<Window>> = feats
         .iter_mut()
-        .map(|f| passage::best_window(&mut f.occs, &rarity, passage::window_tokens(), 0))
+        .map(|f| window::best_window(&mut f.occs, &rarity, window::window_tokens(), 0))
         .collect();
     let max_bm25 = candidates.iter().map(|c| c.0).fold(0.0f32, f32::max);
     let mut scored: Vec<(f64, usize)> = Vec::with_capacity(candidates.len());
@@ -193,8 +195,8 @@ pub(crate) fn rerank(
         }
         // A long note's BM25 says less about it: the same factor as its heading matches.
         let bm25 =
-            bm25_part(bm25, max_bm25) * passage::focus(f.body_len).powf(tune("focus_bm25", 1.0));
-        let prior = passage::length_prior(f.body_len, terms.len());
+            bm25_part(bm25, max_bm25) * proximity::focus(f.body_len).powf(tune("focus_bm25", 1.0));
+        let prior = proximity::length_prior(f.body_len, terms.len());
         scored.push((f64::from(bonus + bm25 - prior), i));
     }
     scored.sort_by(|a, b| {
@@ -205,11 +207,7 @@ pub(crate) fn rerank(
     if order == Sort::Modified {
         // Stable: notes of the same time keep their relevance order.
         scored.sort_by_cached_key(|&(_, i)| {
-            std::cmp::Reverse(crate::local::list::mtime_of(
-                searcher,
-                fields,
-                candidates[i].1,
-            ))
+            std::cmp::Reverse(list::mtime_of(searcher, fields, candidates[i].1))
         });
     }
     scored.truncate(limit);
@@ -224,7 +222,7 @@ pub(crate) fn rerank(
     for (score, i) in scored {
         let f = &mut feats[i];
         // A giant note unchanged on disk: its passage comes from the file, not the doc store.
-        if let Some(d) = passage::disk::show(
+        if let Some(d) = show::disk::show(
             searcher,
             fields,
             vault,
@@ -236,7 +234,7 @@ pub(crate) fn rerank(
             &rarity,
         )? {
             let (matched, highlight) = matched_terms(terms, &f.terms);
-            let modified_ns = crate::local::list::mtime_of(searcher, fields, candidates[i].1);
+            let modified_ns = list::mtime_of(searcher, fields, candidates[i].1);
             out.push(SearchHit {
                 basename: stem_of(&d.path),
                 path: d.path,
@@ -270,7 +268,7 @@ pub(crate) fn rerank(
             .unwrap_or_default();
         // The best passage (a phrase first), located through the checkpoint table: the work
         // is bounded by the passage, not the note.
-        let shown = passage::show(
+        let shown = show::show(
             &mut analyzer,
             body,
             table,
@@ -285,7 +283,7 @@ pub(crate) fn rerank(
             .and_then(|v| v.as_str())
             .unwrap_or_default()
             .to_string();
-        let modified_ns = crate::local::list::mtime_of(searcher, fields, candidates[i].1);
+        let modified_ns = list::mtime_of(searcher, fields, candidates[i].1);
         let (matched, highlight) = matched_terms(terms, &feats[i].terms);
         let kind = FileKind::of_name(&path).unwrap_or_default();
         // A canvas's card or a PDF's page bounds the excerpt: it never mixes two of them.
@@ -390,7 +388,7 @@ fn bonus(
     terms: &[ExpandedTerm],
     f: &Features,
     name: f32,
-    window: Option<&passage::Window>,
+    window: Option<&Window>,
 ) -> f32 {
     let n = f.terms.len();
     if n == 0 {
@@ -403,7 +401,7 @@ fn bonus(
     for (k, (h, t)) in f.terms.iter().zip(terms).enumerate() {
         let title = h.title.max(h.alias);
         // In the text, a word counts where the best passage holds it, not anywhere in the note.
-        let (body, head, body_tf) = passage::near(h.body, h.head, h.body_tf, window, k);
+        let (body, head, body_tf) = proximity::near(h.body, h.head, h.body_tf, window, k);
         let matched = title.max(body).max(head).max(h.tags);
         min_match = min_match.min(matched);
         sum_match += matched * t.rarity;
@@ -415,7 +413,7 @@ fn bonus(
         };
         bonus += tune("s_term", 20.0) * matched * r
             + tune("s_title", 8.0) * title
-            + tune("s_head", 2.0) * h.head_tf.min(3.0) * passage::focus(f.body_len);
+            + tune("s_head", 2.0) * h.head_tf.min(3.0) * proximity::focus(f.body_len);
     }
     if min_match > 0.0 {
         bonus += tune("s_all", 80.0) * min_match;
@@ -445,8 +443,8 @@ fn bonus(
 mod tests {
     //! Each signal of the README's table, in points, on hand-made features.
     use super::*;
-    use crate::local::query;
-    use crate::local::rank::Variants;
+    use crate::local::search::query;
+    use crate::local::search::rank::Variants;
 
     fn q(text: &str) -> ParsedQuery {
         query::parse(&mut analyzer::text_analyzer(), text)
@@ -482,11 +480,11 @@ mod tests {
     }
 
     /// The passage as if every body match of the features stood together in it.
-    fn together(f: &Features) -> passage::Window {
-        passage::Window {
+    fn together(f: &Features) -> Window {
+        Window {
             per_term: f.terms.iter().map(|h| h.body).collect(),
             tf: f.terms.iter().map(|h| h.body_tf).collect(),
-            ..passage::Window::default()
+            ..Window::default()
         }
     }
 

@@ -91,7 +91,7 @@ impl Manifest {
 
     /// The live documents of `searcher`'s commit, read from the fast fields.
     pub(crate) fn read(searcher: &tantivy::Searcher) -> Result<Manifest> {
-        let fields = super::schema::fields();
+        let fields = crate::local::schema::fields();
         let mut out = Manifest::with_capacity(searcher.num_docs() as usize);
         let name = |f| fields.schema.get_field_name(f).to_string();
         let (path_name, size_name, mtime_name, skipped_name) = (

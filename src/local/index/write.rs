@@ -12,11 +12,11 @@ use tantivy::{Index, IndexWriter, TantivyDocument, Term};
 use super::extract::{Extractor, Outcome};
 use super::manifest::{STUB_FAILED, STUB_TOO_LARGE};
 use super::plan::{decode, kind_of, read_capped, Plan, Unread, Upsert};
-use super::schema::{self, Fields};
 use super::store::{self, Payload};
 use super::walk::DiskNote;
-use super::{analyzer, passage};
 use crate::core::{Caps, FileKind, IndexProgress, IndexReport, Limits, SkippedFile};
+use crate::local::schema::{self, Fields};
+use crate::local::{analyzer, checkpoint};
 use crate::text::{canvas, note, parts};
 
 /// Merge when a commit leaves more segments than this.
@@ -32,22 +32,22 @@ const UPDATE_HEAP_BYTES: usize = 32 * 1024 * 1024;
 
 /// Where and how a plan is written.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Target<'a> {
-    pub(super) index: &'a Index,
+pub(in crate::local) struct Target<'a> {
+    pub(in crate::local) index: &'a Index,
     /// The index is new (always committed, so it carries a payload).
-    pub(super) fresh: bool,
+    pub(in crate::local) fresh: bool,
     /// Its directory (empty for an index in memory).
-    pub(super) dir: &'a Path,
-    pub(super) vault: &'a Path,
-    pub(super) run_started_ns: i64,
+    pub(in crate::local) dir: &'a Path,
+    pub(in crate::local) vault: &'a Path,
+    pub(in crate::local) run_started_ns: i64,
     /// PDF extraction (the size caps come with the plan).
-    pub(super) limits: Limits,
+    pub(in crate::local) limits: Limits,
     /// Where extracted PDF text is cached (`None`: not cached, e.g. an index in memory).
-    pub(super) text_cache: Option<&'a Path>,
+    pub(in crate::local) text_cache: Option<&'a Path>,
 }
 
 /// Writes a plan and commits it, reporting progress per note.
-pub(super) fn write(
+pub(in crate::local) fn write(
     target: Target<'_>,
     plan: Plan,
     progress: &dyn IndexProgress,
@@ -455,7 +455,7 @@ fn placeholder(
 }
 
 /// The index document of one note, or of a canvas's or PDF's text.
-pub(super) fn note_document(
+pub(in crate::local) fn note_document(
     fields: &Fields,
     note: &DiskNote,
     kind: FileKind,
@@ -490,7 +490,8 @@ pub(super) fn note_document(
     }
     doc.add_text(fields.body, text);
     doc.add_bytes(fields.hash, hash.as_slice());
-    let table = passage::checkpoints(&mut analyzer::text_analyzer(), text, meta.body_start, exact);
+    let table =
+        checkpoint::checkpoints(&mut analyzer::text_analyzer(), text, meta.body_start, exact);
     if !table.is_empty() {
         doc.add_bytes(fields.checkpoints, table.as_slice());
     }

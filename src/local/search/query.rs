@@ -11,7 +11,7 @@
 
 use tantivy::tokenizer::TextAnalyzer;
 
-use super::analyzer;
+use crate::local::analyzer;
 
 /// At most this many distinct terms are searched (a pasted paragraph stays fast); the rest are
 /// ignored.

@@ -24,9 +24,8 @@ use serde::{Deserialize, Serialize};
 use tantivy::directory::MmapDirectory;
 use tantivy::{Index, IndexReader};
 
-use super::analyzer;
-use super::schema;
 use crate::core::{Caps, EngineError};
+use crate::local::{analyzer, schema};
 
 const CURRENT: &str = "CURRENT";
 const LOCK: &str = "lock";
