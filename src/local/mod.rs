@@ -20,6 +20,7 @@ mod index;
 pub(crate) mod liveness;
 pub(crate) mod schema;
 mod search;
+mod stored;
 mod weights;
 
 use std::time::{Duration, Instant};

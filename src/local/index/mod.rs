@@ -16,7 +16,7 @@ mod write;
 use anyhow::Result;
 use tantivy::Searcher;
 
-use crate::local::schema;
+use crate::local::{schema, stored};
 
 pub(crate) use plan::changed_by_stat;
 
@@ -30,7 +30,7 @@ pub(crate) fn skipped_files(
     use tantivy::schema::IndexRecordOption;
     let f = schema::fields();
     let q = tantivy::query::TermQuery::new(
-        tantivy::Term::from_field_text(f.skipped, "yes"),
+        tantivy::Term::from_field_text(f.skipped, stored::PLACEHOLDER),
         IndexRecordOption::Basic,
     );
     let top = searcher.search(
@@ -39,7 +39,7 @@ pub(crate) fn skipped_files(
     )?;
     let mut out = Vec::with_capacity(top.len());
     for (_, addr) in top {
-        let mut placeholder = plan::stored_placeholder(searcher, addr)?;
+        let mut placeholder = stored::placeholder(searcher, addr)?;
         let ff = searcher.segment_reader(addr.segment_ord).fast_fields();
         let stub = ff.column_opt::<u64>(f.schema.get_field_name(f.stub))?;
         let size = ff.u64(f.schema.get_field_name(f.size))?.first(addr.doc_id);

@@ -11,14 +11,13 @@ use std::io::{ErrorKind, Read};
 use std::path::Path;
 
 use anyhow::{Context, Result};
-use tantivy::schema::Value;
-use tantivy::{DocAddress, TantivyDocument};
+use tantivy::DocAddress;
 
 use super::manifest::{Known, Manifest};
 use super::store::{self, Payload};
 use super::walk::{walk, Batch, DiskNote};
 use crate::core::{Caps, FileKind, SkippedFile};
-use crate::local::schema;
+use crate::local::stored::{self, Stored};
 
 /// Notes modified less than this before the previous run started are hashed again.
 pub(crate) const RACY_WINDOW_NS: i64 = 2_000_000_000;
@@ -85,29 +84,10 @@ impl Plan {
     /// `index` run names every placeholder, as `status` does.
     pub(in crate::local) fn name_failed(&mut self, searcher: &tantivy::Searcher) -> Result<()> {
         for addr in std::mem::take(&mut self.failed) {
-            self.skipped.push(stored_placeholder(searcher, addr)?);
+            self.skipped.push(stored::placeholder(searcher, addr)?);
         }
         Ok(())
     }
-}
-
-/// A placeholder's path and the reason its document keeps.
-pub(in crate::local) fn stored_placeholder(
-    searcher: &tantivy::Searcher,
-    addr: DocAddress,
-) -> Result<SkippedFile> {
-    let fields = schema::fields();
-    let doc: TantivyDocument = searcher.doc(addr).context("reading a placeholder")?;
-    let text = |field| {
-        doc.get_first(field)
-            .and_then(|v| v.as_str())
-            .unwrap_or_default()
-            .to_string()
-    };
-    Ok(SkippedFile {
-        path: text(fields.path),
-        reason: text(fields.skip_reason),
-    })
 }
 
 /// An empty index: every note on disk is to be added, under `caps`.
@@ -201,7 +181,6 @@ impl Plan {
         known: Option<Known>,
         caps: Caps,
     ) -> Result<()> {
-        let fields = schema::fields();
         let Some(k) = known else {
             self.upserts.push(Upsert {
                 note,
@@ -243,10 +222,9 @@ impl Plan {
                 return Ok(());
             }
         };
-        let old: TantivyDocument = searcher.doc(k.addr).context("reading a stored note")?;
+        let old = Stored::read(searcher, k.addr).context("reading a stored note")?;
         let same = old
-            .get_first(fields.hash)
-            .and_then(|v| v.as_bytes())
+            .hash()
             .is_some_and(|h| h == blake3::hash(&bytes).as_bytes());
         if same && stat_same {
             self.unchanged += 1;

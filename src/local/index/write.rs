@@ -16,7 +16,7 @@ use super::store::{self, Payload};
 use super::walk::DiskNote;
 use crate::core::{Caps, FileKind, IndexProgress, IndexReport, Limits, SkippedFile};
 use crate::local::schema::{self, Fields};
-use crate::local::{analyzer, checkpoint};
+use crate::local::{analyzer, checkpoint, stored};
 use crate::text::{canvas, note, parts};
 
 /// Merge when a commit leaves more segments than this.
@@ -440,7 +440,7 @@ fn placeholder(
     too_large: bool,
 ) -> TantivyDocument {
     let mut doc = file_document(fields, note, kind);
-    doc.add_text(fields.skipped, "yes");
+    doc.add_text(fields.skipped, stored::PLACEHOLDER);
     doc.add_u64(
         fields.stub,
         if too_large {
@@ -471,7 +471,7 @@ pub(in crate::local) fn note_document(
         doc.add_text(fields.aliases, a);
     }
     if !meta.tags.is_empty() {
-        doc.add_text(fields.tags, meta.tags.join(" "));
+        doc.add_text(fields.tags, stored::join_tags(&meta.tags));
     }
     for t in crate::core::tag_terms(&meta.tags) {
         doc.add_text(fields.tag_paths, t);

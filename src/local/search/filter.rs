@@ -22,6 +22,7 @@ use super::ignore::escape;
 use super::query::ParsedQuery;
 use crate::core::{Filters, Scope};
 use crate::local::schema::Fields;
+use crate::local::stored;
 
 /// Everything that narrows a search, besides the query's words.
 #[derive(Debug, Clone, Copy)]
@@ -61,7 +62,10 @@ pub(in crate::local) fn clauses(
         }
     }
     // Placeholders of files that could not be indexed are never hits, nor listed.
-    clauses.push((Occur::MustNot, raw_term(fields.skipped, "yes")));
+    clauses.push((
+        Occur::MustNot,
+        raw_term(fields.skipped, stored::PLACEHOLDER),
+    ));
     if !q.paths.is_empty() {
         let any: Vec<Box<dyn Query>> = q
             .paths

@@ -19,9 +19,12 @@
 //!    [`BM25_WEIGHT`], which breaks ties between notes the signals can't tell apart by how
 //!    rare the matched words are.
 
+mod bonus;
 mod candidates;
 mod coordination;
 mod expand;
+mod features;
+mod hits;
 mod matching;
 mod proximity;
 mod rerank;

@@ -24,6 +24,7 @@ use crate::local::checkpoint::{
 };
 use crate::local::schema::Fields;
 use crate::local::search::window::Occ;
+use crate::local::stored;
 use crate::text::excerpt;
 
 /// Notes at least this large are shown from their file; below, the stored document costs
@@ -107,7 +108,7 @@ pub(crate) fn show(
     };
     let tags = strs(fields.tags)?
         .first()
-        .map(|t| t.split(' ').map(str::to_string).collect())
+        .map(|t| stored::split_tags(t))
         .unwrap_or_default();
     Ok(Some(DiskHit {
         path,
