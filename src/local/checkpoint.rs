@@ -33,11 +33,11 @@ pub(in crate::local) const NO_HEADING: u32 = u32::MAX;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Spot {
     /// Byte offset of the token.
-    pub offset: usize,
+    pub(crate) offset: usize,
     /// 1-based line.
-    pub line: u64,
+    pub(crate) line: u64,
     /// The nearest heading at or above it.
-    pub heading: Option<String>,
+    pub(crate) heading: Option<String>,
 }
 
 /// One row of the checkpoint table.

@@ -1,13 +1,16 @@
 //! The index-writing side: [`walk`] lists the vault, [`manifest`] is what the index knows,
 //! [`plan`] is their difference, [`write`] commits it, [`refresh`] ties those together once;
+//! [`read`] reads a file within its cap, [`document`] is what the index stores of it;
 //! [`store`] owns the index directory and the writer lock; [`extract`] gets a PDF's text (a
 //! cache, else a child process under limits) and [`pdf`] is what that child runs. Nothing here
 //! imports the search side.
 
+mod document;
 pub(crate) mod extract;
 mod manifest;
 pub(crate) mod pdf;
 mod plan;
+mod read;
 pub(in crate::local) mod refresh;
 pub(crate) mod store;
 mod walk;
@@ -43,12 +46,12 @@ pub(crate) fn skipped_files(
         let ff = searcher.segment_reader(addr.segment_ord).fast_fields();
         let stub = ff.column_opt::<u64>(f.schema.get_field_name(f.stub))?;
         let size = ff.u64(f.schema.get_field_name(f.size))?.first(addr.doc_id);
-        let kind = plan::kind_of(&placeholder.path);
+        let kind = read::kind_of(&placeholder.path);
         let cap = caps.max_bytes(kind);
         let over = stub.and_then(|c| c.first(addr.doc_id)) == Some(manifest::STUB_TOO_LARGE)
             && size.is_some_and(|n| n > cap);
         if over {
-            placeholder.reason = plan::too_large(cap, kind);
+            placeholder.reason = read::too_large(cap, kind);
         }
         out.push(placeholder);
     }

@@ -98,11 +98,10 @@ pub(crate) fn check<T>(
         } else {
             match store.open_current_reader() {
                 Ok(found) => found,
-                Err(crate::core::EngineError::IndexIncompatible(why)) => {
+                Err(store::IndexIncompatible(why)) => {
                     warnings.push(format!("rebuilding the index ({why})"));
                     None
                 }
-                Err(e) => return Err(e.into()),
             }
         };
         let Some((index, payload, reader)) = existing else {

@@ -18,25 +18,25 @@ pub(crate) fn window_tokens() -> u32 {
 /// One occurrence of a query term (through one of its variants) in a note's body.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct Occ {
-    pub pos: u32,
+    pub(crate) pos: u32,
     /// Index of the query term.
-    pub term: u16,
+    pub(crate) term: u16,
     /// Weight of the variant (1 exact, below for inflections, prefixes, typos).
-    pub weight: f32,
+    pub(crate) weight: f32,
 }
 
 /// The best window of a note.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct Window {
     /// First and last position of an occurrence in the window.
-    pub first: u32,
-    pub last: u32,
+    pub(crate) first: u32,
+    pub(crate) last: u32,
     /// Best variant weight of each query term inside the window (0 when absent).
-    pub per_term: Vec<f32>,
+    pub(crate) per_term: Vec<f32>,
     /// Weighted occurrences of each term inside the window.
-    pub tf: Vec<f32>,
+    pub(crate) tf: Vec<f32>,
     /// Σ rarity × best weight.
-    pub score: f32,
+    pub(crate) score: f32,
 }
 
 /// Finds the window of `width` positions that holds the most of the query: the highest sum of

@@ -12,12 +12,19 @@
 //!    aliases above headings above body); no word is required, so one extra word from an agent
 //!    never empties the result. Folder scope, exclusions, `path:`/`ext:`, tags, dates and
 //!    properties are filters inside the query ([`super::filter`]).
-//! 3. **Re-rank** of the top [`CANDIDATES`] with the seed's signals — +20 per matched term, +50
-//!    when all match, +80 for the query phrase in the file name else +30 in the body, +15 per
-//!    term in the file name, +8 per (term, heading), term frequency up to +25 — where a match
-//!    through a variant counts its weight. The final score adds BM25 scaled by
-//!    [`BM25_WEIGHT`], which breaks ties between notes the signals can't tell apart by how
-//!    rare the matched words are.
+//! 3. **Re-rank** of the top [`CANDIDATES`] ([`rerank`]): signals read from the postings
+//!    ([`features`]), where a match through a variant counts its weight and a word in the text
+//!    counts only inside the note's best window of 40 body positions. The bonus ([`bonus`]),
+//!    with the defaults of `crate::local::weights`: +20 per matched term (× its weight), +8 per
+//!    term in the file name or an alias, +2 per heading occurrence of a term (at most 3,
+//!    scaled down beyond 2,000 tokens); when every term matches +80 × the weakest match, else
+//!    +40 × (the rarity-weighted share matched)²; the terms' weighted frequency in the window
+//!    up to +5; the query as the name +80 × how well they cover each other ([`matching`]), +40
+//!    more when they are the same words, otherwise the query as a phrase in the body +30; +60
+//!    per quoted phrase present. The final score adds BM25 scaled to 20 × BM25 ÷ the best
+//!    candidate's (with the same length factor as headings) and takes off a length prior for
+//!    notes beyond 2,000 tokens ([`proximity`]). [`BM25_WEIGHT`] (BM25 × 2 instead) applies
+//!    only when a tuning build sets `bm25norm=0`; the defaults never take that branch.
 
 mod bonus;
 mod candidates;
@@ -41,7 +48,8 @@ pub(in crate::local) use rerank::rerank;
 
 /// How many BM25 candidates are re-ranked.
 pub(in crate::local) const CANDIDATES: usize = 100;
-/// Final score = bonus + BM25_WEIGHT × BM25.
+/// BM25's factor when it is not normalised (a tuning build with `bm25norm=0`): the
+/// defaults normalise it instead.
 const BM25_WEIGHT: f32 = 2.0;
 
 fn bm25_part(bm25: f32, max: f32) -> f32 {

@@ -39,11 +39,11 @@ const MAX_STRETCH: u64 = 256 * 1024;
 /// A hit shown from the file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct DiskHit {
-    pub path: String,
-    pub spot: Spot,
-    pub excerpt: String,
-    pub tags: Vec<String>,
-    pub aliases: Vec<String>,
+    pub(crate) path: String,
+    pub(crate) spot: Spot,
+    pub(crate) excerpt: String,
+    pub(crate) tags: Vec<String>,
+    pub(crate) aliases: Vec<String>,
 }
 
 /// What a hit of `addr` shows, read from its file when that is a giant note unchanged since

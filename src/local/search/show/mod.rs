@@ -43,8 +43,8 @@ pub(crate) fn passage_pos(
 /// What a hit shows: where its excerpt starts, and the end of its frontmatter.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Shown {
-    pub spot: Spot,
-    pub text_start: usize,
+    pub(crate) spot: Spot,
+    pub(crate) text_start: usize,
 }
 
 /// The spot a hit shows: the first quoted phrase (or the query as a phrase), else the best
