@@ -113,7 +113,7 @@ pub(crate) fn search(opts: &SearchOptions) -> Result<SearchResponse> {
 
 fn reason(e: EngineError) -> String {
     match e {
-        EngineError::OmnisearchUnavailable(why) | EngineError::IndexIncompatible(why) => why,
+        EngineError::OmnisearchUnavailable(why) => why,
     }
 }
 

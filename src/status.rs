@@ -7,7 +7,7 @@ use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
 use crate::core::SkippedFile;
-use crate::local::{self, schema, store::Store};
+use crate::local::{self, schema, Store};
 use crate::omnisearch;
 
 /// The status report (`--json`).

@@ -1,7 +1,7 @@
 //! Proof that a `vault-search serve` watcher keeps a vault's index current, so a search may
 //! skip its freshness walk.
 //!
-//! Two files in the vault's store directory ([`crate::local::store::Store::root`]):
+//! Two files in the vault's store directory ([`crate::local::index::store::Store::root`]):
 //! - `serve.lock`: held under an OS file lock by the one server watching the vault. The lock
 //!   dies with the process (kill -9 included), so a crashed server is never taken for a live one.
 //! - `serve.json`: a [`Heartbeat`] the server rewrites atomically (write + rename) at least every
@@ -23,46 +23,46 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use super::store::{now_ns, Store};
+use super::index::store::{now_ns, Store};
 // The write side (the server's beacon) only.
 #[cfg(any(test, feature = "serve"))]
 use {
-    super::store::{replace_file, set_private_file},
+    super::index::store::{replace_file, set_private_file},
     anyhow::{Context, Result},
     std::{fs::OpenOptions, io::Write, path::PathBuf},
 };
 
 /// The server beats at least this often.
 #[cfg(feature = "serve")]
-pub const BEAT_EVERY: Duration = Duration::from_millis(500);
+pub(crate) const BEAT_EVERY: Duration = Duration::from_millis(500);
 /// A heartbeat older than this means a dead or wedged watcher.
-pub const STALE_AFTER: Duration = Duration::from_secs(3);
+pub(crate) const STALE_AFTER: Duration = Duration::from_secs(3);
 
 const LOCK_FILE: &str = "serve.lock";
 const STATE_FILE: &str = "serve.json";
 
 /// What a running server publishes about itself.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
-pub struct Heartbeat {
-    pub pid: u32,
+pub(crate) struct Heartbeat {
+    pub(crate) pid: u32,
     /// The HTTP port it serves on.
-    pub port: u16,
+    pub(crate) port: u16,
     /// The vault it watches (canonical path).
-    pub vault: String,
+    pub(crate) vault: String,
     /// When this heartbeat was written (ns since the epoch).
-    pub beat_ns: i64,
+    pub(crate) beat_ns: i64,
     /// When the last file-system event arrived (ns since the epoch).
-    pub last_event_ns: Option<i64>,
+    pub(crate) last_event_ns: Option<i64>,
     /// When the last index update committed or found nothing to do (ns since the epoch).
-    pub last_update_ns: Option<i64>,
+    pub(crate) last_update_ns: Option<i64>,
     /// Every change seen so far is in the committed index.
-    pub caught_up: bool,
+    pub(crate) caught_up: bool,
 }
 
 /// The write side: held by the server for as long as it watches the vault.
 #[cfg(any(test, feature = "serve"))]
 #[derive(Debug)]
-pub struct Beacon {
+pub(crate) struct Beacon {
     root: PathBuf,
     lock: File,
     #[cfg(unix)]
@@ -73,7 +73,7 @@ pub struct Beacon {
 impl Beacon {
     /// Takes the server lock of the store at `root` (which must exist); `Ok(None)` when another
     /// server holds it.
-    pub fn acquire(root: &Path) -> Result<Option<Beacon>> {
+    pub(crate) fn acquire(root: &Path) -> Result<Option<Beacon>> {
         let path = root.join(LOCK_FILE);
         // A reader checking liveness holds the lock for a moment: retry briefly before
         // concluding that another server runs.
@@ -113,7 +113,7 @@ impl Beacon {
     }
 
     /// Publishes a heartbeat (atomically: readers never see half a file).
-    pub fn beat(&self, hb: &Heartbeat) -> Result<()> {
+    pub(crate) fn beat(&self, hb: &Heartbeat) -> Result<()> {
         let tmp = self.root.join(format!("{STATE_FILE}.tmp"));
         let body = serde_json::to_vec(hb)?;
         {
@@ -128,7 +128,7 @@ impl Beacon {
 
     /// False once the lock file is no longer the one this beacon holds (the cache directory
     /// was deleted or replaced): readers can't see the lock any more, so it must be taken anew.
-    pub fn intact(&self) -> bool {
+    pub(crate) fn intact(&self) -> bool {
         let path = self.root.join(LOCK_FILE);
         #[cfg(unix)]
         {
@@ -147,24 +147,24 @@ impl Beacon {
 
     /// Removes the heartbeat; the lock goes with the beacon.
     #[cfg(feature = "serve")]
-    pub fn retire(self) {
+    pub(crate) fn retire(self) {
         let _ = fs::remove_file(self.root.join(STATE_FILE));
     }
 }
 
 /// What a reader sees of the server for a store.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Observed {
+pub(crate) struct Observed {
     /// The last heartbeat, when one could be read.
-    pub heartbeat: Option<Heartbeat>,
+    pub(crate) heartbeat: Option<Heartbeat>,
     /// Some process holds the server lock.
-    pub locked: bool,
+    pub(crate) locked: bool,
     /// The watcher can be trusted: see the module docs.
-    pub live: bool,
+    pub(crate) live: bool,
 }
 
 /// Looks at the server files of the store at `root`; `None` when no server holds the lock.
-pub fn observe(root: &Path, vault: &Path) -> Option<Observed> {
+pub(crate) fn observe(root: &Path, vault: &Path) -> Option<Observed> {
     if !lock_is_held(&root.join(LOCK_FILE)) {
         return None;
     }
@@ -181,7 +181,7 @@ pub fn observe(root: &Path, vault: &Path) -> Option<Observed> {
 
 /// True when a healthy, caught-up watcher keeps the index of `vault` below `cache_dir`
 /// current, so a search may skip its freshness walk.
-pub fn watcher_is_live(cache_dir: &Path, vault: &Path) -> bool {
+pub(crate) fn watcher_is_live(cache_dir: &Path, vault: &Path) -> bool {
     let root = Store::new(cache_dir, vault).root;
     observe(&root, vault).is_some_and(|o| o.live)
 }

@@ -7,28 +7,21 @@
 //! When the cache directory is missing, read-only or full, the vault is indexed in memory for
 //! this call and a warning says why: the search still answers.
 //!
-//! Layout: [`walk`] lists the vault, [`manifest`] is what the index knows, [`plan`] is their
-//! difference, [`write`] commits it, [`refresh`] ties those together once; [`store`] owns the
-//! directory and the lock, [`schema`] and [`analyzer`] define what is indexed; [`query`]
-//! parses what is asked, [`rank`] answers it, [`search`] runs that on an opened index.
+//! Layout: [`index`] is the writing side (walk, manifest, plan, write, refresh, the store and
+//! its lock, PDF extraction); [`search`] is the reading side (query, filters, ranking, showing
+//! a hit). Both stand on [`schema`] and [`analyzer`] (what is indexed), [`checkpoint`] (the
+//! stored table that locates a passage) and [`weights`] (the ranking weights). The search side
+//! never writes: the freshness decision in this facade calls the index side, the index side
+//! never imports the search side. [`liveness`] is the heartbeat of a `serve` watcher.
 
 pub(crate) mod analyzer;
-pub(crate) mod extract;
-mod ignore;
-mod list;
+mod checkpoint;
+mod index;
 pub(crate) mod liveness;
-mod manifest;
-mod passage;
-pub(crate) mod pdf;
-mod plan;
-pub(crate) mod query;
-mod rank;
-mod refresh;
 pub(crate) mod schema;
 mod search;
-pub(crate) mod store;
-mod walk;
-mod write;
+mod stored;
+mod weights;
 
 use std::time::{Duration, Instant};
 
@@ -36,52 +29,17 @@ use anyhow::{Context, Result};
 use tantivy::{Index, ReloadPolicy, Searcher};
 
 use crate::core::{round_to, IndexOptions, IndexProgress, IndexReport, SearchHit, SearchOptions};
-use store::Store;
+use index::refresh;
 
-pub(crate) use passage::work as passage_work;
-pub(crate) use plan::changed_by_stat;
-
-/// The placeholders of files that could not be indexed, with the reason (at most 10,000); one
-/// over its size cap is named with `caps`, the commit's (its document keeps the cap of the run
-/// that made it).
-pub(crate) fn skipped_files(
-    searcher: &Searcher,
-    caps: crate::core::Caps,
-) -> Result<Vec<crate::core::SkippedFile>> {
-    use tantivy::schema::IndexRecordOption;
-    let f = schema::fields();
-    let q = tantivy::query::TermQuery::new(
-        tantivy::Term::from_field_text(f.skipped, "yes"),
-        IndexRecordOption::Basic,
-    );
-    let top = searcher.search(
-        &q,
-        &tantivy::collector::TopDocs::with_limit(10_000).order_by_score(),
-    )?;
-    let mut out = Vec::with_capacity(top.len());
-    for (_, addr) in top {
-        let mut placeholder = plan::stored_placeholder(searcher, addr)?;
-        let ff = searcher.segment_reader(addr.segment_ord).fast_fields();
-        let stub = ff.column_opt::<u64>(f.schema.get_field_name(f.stub))?;
-        let size = ff.u64(f.schema.get_field_name(f.size))?.first(addr.doc_id);
-        let kind = plan::kind_of(&placeholder.path);
-        let cap = caps.max_bytes(kind);
-        let over = stub.and_then(|c| c.first(addr.doc_id)) == Some(manifest::STUB_TOO_LARGE)
-            && size.is_some_and(|n| n > cap);
-        if over {
-            placeholder.reason = plan::too_large(cap, kind);
-        }
-        out.push(placeholder);
-    }
-    out.sort_by(|a, b| a.path.cmp(&b.path));
-    Ok(out)
-}
-
-/// Does the index hold any PDF (text or placeholder)?
-pub(crate) fn has_pdfs(searcher: &Searcher) -> Result<bool> {
-    let term = tantivy::Term::from_field_text(schema::fields().ext, "pdf");
-    Ok(searcher.doc_freq(&term)? > 0)
-}
+pub(crate) use checkpoint::work as passage_work;
+#[cfg(feature = "serve")]
+pub(crate) use index::store::now_ns;
+pub(crate) use index::store::{Store, WriterLock};
+#[cfg(feature = "cli")]
+pub(crate) use index::extract;
+pub(crate) use index::{changed_by_stat, has_pdfs, pdf, skipped_files};
+#[cfg(test)]
+pub(crate) use search::query;
 
 /// What the local engine found.
 #[derive(Debug, Clone, Default)]
@@ -108,7 +66,7 @@ pub(crate) fn has_index(cache_dir: &std::path::Path, vault: &std::path::Path) ->
 pub(crate) fn writer_lock(
     cache_dir: &std::path::Path,
     vault: &std::path::Path,
-) -> Result<Option<store::WriterLock>> {
+) -> Result<Option<WriterLock>> {
     let store = Store::new(cache_dir, vault);
     store.ensure_root()?;
     store.try_lock()

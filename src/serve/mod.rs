@@ -30,7 +30,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::core::Scope;
 use crate::local::liveness::Beacon;
-use crate::local::store::Store;
+use crate::local::Store;
 use crate::{SearchOptions, Source};
 use http::{Request, Response};
 use watch::{WatchConfig, WatchState};

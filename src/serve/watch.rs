@@ -23,7 +23,7 @@ use anyhow::{Context, Result};
 use notify::{EventKind, RecursiveMode, Watcher};
 
 use crate::local::liveness::{self, Beacon, Heartbeat};
-use crate::local::store::{now_ns, Store};
+use crate::local::{now_ns, Store};
 use crate::IndexOptions;
 
 /// Quiet time after the last event before the batch is indexed.

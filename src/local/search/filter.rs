@@ -18,10 +18,11 @@ use tantivy::query::{
 use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::Term;
 
+use super::ignore::escape;
+use super::query::ParsedQuery;
 use crate::core::{Filters, Scope};
-use crate::local::ignore::escape;
-use crate::local::query::ParsedQuery;
 use crate::local::schema::Fields;
+use crate::local::stored;
 
 /// Everything that narrows a search, besides the query's words.
 #[derive(Debug, Clone, Copy)]
@@ -61,7 +62,10 @@ pub(in crate::local) fn clauses(
         }
     }
     // Placeholders of files that could not be indexed are never hits, nor listed.
-    clauses.push((Occur::MustNot, raw_term(fields.skipped, "yes")));
+    clauses.push((
+        Occur::MustNot,
+        raw_term(fields.skipped, stored::PLACEHOLDER),
+    ));
     if !q.paths.is_empty() {
         let any: Vec<Box<dyn Query>> = q
             .paths
@@ -133,7 +137,7 @@ fn path_regex(field: Field, pattern: &str) -> Box<dyn Query> {
     }
 }
 
-pub(super) fn raw_term(field: Field, text: &str) -> Box<dyn Query> {
+pub(in crate::local) fn raw_term(field: Field, text: &str) -> Box<dyn Query> {
     Box::new(TermQuery::new(
         Term::from_field_text(field, text),
         IndexRecordOption::Basic,

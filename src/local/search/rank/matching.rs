@@ -3,8 +3,9 @@
 
 use tantivy::tokenizer::TextAnalyzer;
 
-use super::{tune, ExpandedTerm};
+use super::ExpandedTerm;
 use crate::local::analyzer;
+use crate::local::weights::tune;
 
 /// How well a name (file name or alias) and the query cover each other: the share of query
 /// terms found in the name times the share of the name's words that are query terms, each

@@ -30,11 +30,11 @@ use crate::core::{FileKind, SkippedFile};
 #[derive(Debug, Clone)]
 pub(crate) struct DiskNote {
     /// Vault-relative path with `/` separators.
-    pub rel: String,
+    pub(crate) rel: String,
     /// The exact path, kept only when the file name is not valid UTF-8 (then `rel` is lossy).
-    pub raw_path: Option<PathBuf>,
-    pub size: u64,
-    pub mtime_ns: i64,
+    pub(crate) raw_path: Option<PathBuf>,
+    pub(crate) size: u64,
+    pub(crate) mtime_ns: i64,
 }
 
 impl DiskNote {
@@ -61,8 +61,8 @@ pub(crate) struct Batch {
 pub(crate) struct BatchNote<'a> {
     folder: &'a Folder,
     name: &'a OsString,
-    pub size: u64,
-    pub mtime_ns: i64,
+    pub(crate) size: u64,
+    pub(crate) mtime_ns: i64,
 }
 
 impl BatchNote<'_> {

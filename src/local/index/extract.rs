@@ -51,7 +51,7 @@ pub(crate) struct Extracted {
 
 /// What came of one PDF.
 #[derive(Debug)]
-pub(super) enum Outcome {
+pub(in crate::local) enum Outcome {
     /// The text of each page.
     Pages(Vec<String>),
     /// Why it has no text (encrypted, malformed, no text layer, over a limit).
@@ -62,7 +62,7 @@ pub(super) enum Outcome {
 
 /// Extracts PDFs for one run.
 #[derive(Debug)]
-pub(super) struct Extractor<'a> {
+pub(in crate::local) struct Extractor<'a> {
     program: &'static Path,
     limits: PdfLimits,
     cache: Option<&'a Path>,
@@ -72,7 +72,10 @@ pub(super) struct Extractor<'a> {
 
 impl<'a> Extractor<'a> {
     /// `None` when PDFs are not indexed.
-    pub(super) fn new(limits: PdfLimits, cache: Option<&'a Path>) -> Option<Extractor<'a>> {
+    pub(in crate::local) fn new(
+        limits: PdfLimits,
+        cache: Option<&'a Path>,
+    ) -> Option<Extractor<'a>> {
         Some(Extractor {
             program: limits.extractor?,
             limits,
@@ -82,7 +85,7 @@ impl<'a> Extractor<'a> {
     }
 
     /// The pages of the PDF at `path` whose content is `bytes` (hash `hash`).
-    pub(super) fn pdf(&self, path: &Path, bytes: &[u8], hash: &blake3::Hash) -> Outcome {
+    pub(in crate::local) fn pdf(&self, path: &Path, bytes: &[u8], hash: &blake3::Hash) -> Outcome {
         let cached = self
             .cache
             .map(|dir| dir.join(format!("{}.json", hash.to_hex())));

@@ -13,7 +13,7 @@ use tantivy::query::{Query, RegexQuery};
 use tantivy::schema::Field;
 
 /// The filters of a vault (empty when `app.json` is missing or unreadable).
-pub(super) fn filters(vault: &Path) -> Vec<String> {
+pub(in crate::local) fn filters(vault: &Path) -> Vec<String> {
     let Ok(text) = std::fs::read_to_string(vault.join(".obsidian").join("app.json")) else {
         return Vec::new();
     };
@@ -32,7 +32,7 @@ pub(super) fn filters(vault: &Path) -> Vec<String> {
 }
 
 /// The regular expression (over the whole vault-relative path) a filter stands for.
-pub(super) fn to_regex(filter: &str) -> String {
+pub(in crate::local) fn to_regex(filter: &str) -> String {
     match filter
         .strip_prefix('/')
         .and_then(|f| f.strip_suffix('/'))
@@ -58,7 +58,7 @@ pub(in crate::local) fn escape(s: &str) -> String {
 
 /// Exclusion queries for the filters, over the raw `path` field.
 /// A filter that is not a valid expression is left out, and said so in `warnings`.
-pub(super) fn queries(
+pub(in crate::local) fn queries(
     filters: &[String],
     path_field: Field,
     warnings: &mut Vec<String>,

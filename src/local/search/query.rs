@@ -11,7 +11,7 @@
 
 use tantivy::tokenizer::TextAnalyzer;
 
-use super::analyzer;
+use crate::local::analyzer;
 
 /// At most this many distinct terms are searched (a pasted paragraph stays fast); the rest are
 /// ignored.
@@ -21,33 +21,33 @@ pub(crate) const MAX_TERMS: usize = 32;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct QueryTerm {
     /// Normalised token (a compound word as a whole: `trace-cmd`, `kotlincompiledaemon`).
-    pub text: String,
+    pub(crate) text: String,
     /// The parts of a compound word (`trace`, `cmd`); empty for a simple word.
-    pub parts: Vec<String>,
+    pub(crate) parts: Vec<String>,
 }
 
 /// A parsed query.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct ParsedQuery {
     /// Distinct positive terms in order of appearance (phrase words included).
-    pub terms: Vec<QueryTerm>,
+    pub(crate) terms: Vec<QueryTerm>,
     /// Quoted phrases, as part-level token sequences of two or more tokens.
-    pub phrases: Vec<Vec<String>>,
+    pub(crate) phrases: Vec<Vec<String>>,
     /// The positive text's tokens in order (part level): the implicit phrase the ranking
     /// rewards when a note has the whole query verbatim.
-    pub sequence: Vec<String>,
+    pub(crate) sequence: Vec<String>,
     /// Tokens a note must not contain.
-    pub excluded_terms: Vec<String>,
+    pub(crate) excluded_terms: Vec<String>,
     /// Phrases a note must not contain.
-    pub excluded_phrases: Vec<Vec<String>>,
+    pub(crate) excluded_phrases: Vec<Vec<String>>,
     /// `path:` values, lowercased: the path must contain one of them.
-    pub paths: Vec<String>,
+    pub(crate) paths: Vec<String>,
     /// `-path:` values, lowercased: the path must contain none of them.
-    pub excluded_paths: Vec<String>,
+    pub(crate) excluded_paths: Vec<String>,
     /// `ext:` values, lowercased, without a leading `.`: the extension starts with one of them.
-    pub exts: Vec<String>,
+    pub(crate) exts: Vec<String>,
     /// `-ext:` values: no file whose extension starts with one of them.
-    pub excluded_exts: Vec<String>,
+    pub(crate) excluded_exts: Vec<String>,
 }
 
 impl ParsedQuery {

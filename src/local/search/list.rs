@@ -1,5 +1,5 @@
 //! Notes by modification time: the answer to a search with filters and no words
-//! (`--tag meeting --since 7d`), and the `modified` of every local hit.
+//! (`--tag meeting --since 7d`).
 //!
 //! A listing is the filter clauses over all notes, collected newest first straight from the
 //! `mtime_ns` fast column, so it costs about the filters, whatever the vault's size.
@@ -7,18 +7,18 @@
 use anyhow::{Context, Result};
 use tantivy::collector::TopDocs;
 use tantivy::query::{AllQuery, BooleanQuery, Occur, Query};
-use tantivy::schema::Value;
-use tantivy::{DocAddress, Order, Searcher, TantivyDocument};
+use tantivy::{DocAddress, Order, Searcher};
 
-use super::analyzer;
+use super::filter::{clauses as filter_clauses, Narrowing};
 use super::query::ParsedQuery;
-use super::rank::{filter_clauses, Narrowing};
-use super::schema::Fields;
 use crate::core::{rfc3339, FileKind, SearchHit, ENGINE_LOCAL};
+use crate::local::analyzer;
+use crate::local::schema::Fields;
+use crate::local::stored::Stored;
 use crate::text::{excerpt, note, parts, stem_of};
 
 /// The notes that pass every filter, newest first, at most `limit`.
-pub(super) fn newest(
+pub(in crate::local) fn newest(
     searcher: &Searcher,
     fields: &Fields,
     q: &ParsedQuery,
@@ -49,11 +49,8 @@ pub(super) fn newest(
         if out.len() >= limit {
             break;
         }
-        let doc: TantivyDocument = searcher.doc(addr).context("reading a stored note")?;
-        let body = doc
-            .get_first(fields.body)
-            .and_then(|v| v.as_str())
-            .unwrap_or_default();
+        let doc = Stored::read(searcher, addr).context("reading a stored note")?;
+        let body = doc.body();
         if !q.excluded_phrases.is_empty() {
             let tokens: Vec<String> = analyzer::analyze(&mut analyzer, body)
                 .into_iter()
@@ -64,11 +61,7 @@ pub(super) fn newest(
                 continue;
             }
         }
-        let path = doc
-            .get_first(fields.path)
-            .and_then(|v| v.as_str())
-            .unwrap_or_default()
-            .to_string();
+        let path = doc.path().to_string();
         let meta = note::parse(body);
         let pos = first_text(body, meta.body_start);
         let kind = FileKind::of_name(&path).unwrap_or_default();
@@ -114,15 +107,4 @@ fn first_text(body: &str, from: usize) -> usize {
     let rest = &body[from.min(body.len())..];
     let skip = rest.len() - rest.trim_start().len();
     from + skip
-}
-
-/// The indexed modification time of a document.
-pub(super) fn mtime_of(searcher: &Searcher, fields: &Fields, addr: DocAddress) -> Option<i64> {
-    let name = fields.schema.get_field_name(fields.mtime_ns);
-    searcher
-        .segment_reader(addr.segment_ord)
-        .fast_fields()
-        .i64(name)
-        .ok()?
-        .first(addr.doc_id)
 }

@@ -24,9 +24,8 @@ use serde::{Deserialize, Serialize};
 use tantivy::directory::MmapDirectory;
 use tantivy::{Index, IndexReader};
 
-use super::analyzer;
-use super::schema;
-use crate::core::{Caps, EngineError};
+use crate::core::Caps;
+use crate::local::{analyzer, schema};
 
 const CURRENT: &str = "CURRENT";
 const LOCK: &str = "lock";
@@ -35,23 +34,23 @@ const LOCK: &str = "lock";
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
 pub(crate) struct Payload {
     /// [`schema::index_format`] at write time.
-    pub format: String,
+    pub(crate) format: String,
     /// When the run that made this commit started (ns since the epoch): notes modified less
     /// than [`super::plan::RACY_WINDOW_NS`] before it are hashed again even when size and
     /// mtime agree.
-    pub run_started_ns: i64,
+    pub(crate) run_started_ns: i64,
     /// The vault this index is for.
-    pub vault: String,
+    pub(crate) vault: String,
     /// The size caps the index is kept under: the last ones an update was given (see
     /// [`crate::core::Limits`]). Absent from older commits, which had the defaults.
     #[serde(default)]
-    pub caps: Caps,
+    pub(crate) caps: Caps,
 }
 
 /// The index directory of one vault.
 #[derive(Debug, Clone)]
 pub(crate) struct Store {
-    pub root: PathBuf,
+    pub(crate) root: PathBuf,
 }
 
 /// Proof that this process is the only writer; released on drop (or process death).
@@ -115,7 +114,7 @@ impl Store {
     /// format or can't be opened.
     pub(crate) fn open_current_reader(
         &self,
-    ) -> Result<Option<(Index, Payload, IndexReader)>, EngineError> {
+    ) -> Result<Option<(Index, Payload, IndexReader)>, IndexIncompatible> {
         let Some(dir) = self.current_dir() else {
             return Ok(None);
         };
@@ -206,9 +205,22 @@ impl Store {
     }
 }
 
+/// The index on disk was written by another schema or analyzer version, or can't be opened:
+/// it is rebuilt from scratch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct IndexIncompatible(pub(crate) String);
+
+impl std::fmt::Display for IndexIncompatible {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "index incompatible: {}", self.0)
+    }
+}
+
+impl std::error::Error for IndexIncompatible {}
+
 /// Opens a tantivy index directory and checks its format.
-pub(crate) fn open_index(dir: &Path) -> Result<(Index, Payload, IndexReader), EngineError> {
-    let incompatible = |why: String| EngineError::IndexIncompatible(why);
+pub(crate) fn open_index(dir: &Path) -> Result<(Index, Payload, IndexReader), IndexIncompatible> {
+    let incompatible = IndexIncompatible;
     let mmap = MmapDirectory::open(dir).map_err(|e| incompatible(e.to_string()))?;
     let index = Index::open(mmap).map_err(|e| incompatible(e.to_string()))?;
     let metas = index

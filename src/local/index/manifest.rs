@@ -18,15 +18,15 @@ pub(crate) const STUB_FAILED: u64 = 2;
 /// What the index holds for one path.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Known {
-    pub size: u64,
-    pub mtime_ns: i64,
-    pub addr: DocAddress,
+    pub(crate) size: u64,
+    pub(crate) mtime_ns: i64,
+    pub(crate) addr: DocAddress,
     /// A placeholder: the file could not be indexed (over its size cap, or its text could not
     /// be extracted); it is not read again until it changes.
-    pub skipped: bool,
+    pub(crate) skipped: bool,
     /// That placeholder is for a file over its size cap (which a raised cap may admit), not
     /// one whose content failed.
-    pub too_large: bool,
+    pub(crate) too_large: bool,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -91,7 +91,7 @@ impl Manifest {
 
     /// The live documents of `searcher`'s commit, read from the fast fields.
     pub(crate) fn read(searcher: &tantivy::Searcher) -> Result<Manifest> {
-        let fields = super::schema::fields();
+        let fields = crate::local::schema::fields();
         let mut out = Manifest::with_capacity(searcher.num_docs() as usize);
         let name = |f| fields.schema.get_field_name(f).to_string();
         let (path_name, size_name, mtime_name, skipped_name) = (

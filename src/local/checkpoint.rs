@@ -1,26 +1,19 @@
-//! Passages: where in a note the query's words stand together, and how to show that spot
-//! without reading the whole note.
+//! The checkpoint table: where a body position lies in a note's text (byte offset, line,
+//! heading) without tokenizing the whole note. Written with a note's document when it is
+//! indexed, read to show a hit; its bytes are a stored (and fast) field of the index.
 //!
-//! Vaults collect giant notes (web clippings, running logs, exported dumps) that hold nearly
-//! every word of the vault, far apart. Counted over the whole note, such a note matches every
-//! query "with all its words"; counted within one passage, it matches only where its text
-//! really holds the words together. So the re-rank scores the best *window* of
-//! [`window_tokens`] body positions (the one holding the most distinct query words, rarer
-//! words counting more), taken from the postings' positions it reads anyway.
-//!
-//! Showing that window needs its byte offset, line and heading. Tantivy keeps token positions,
-//! not offsets, so notes of [`CHECKPOINT_MIN_BYTES`] and more carry a small stored table of
-//! *checkpoints* (every [`CHECKPOINT_EVERY`] tokens: token position, byte offset, line, the
-//! last heading line before it and whether it lies in a code fence). A position is mapped to
-//! a byte by tokenizing only from the checkpoint before it to the one after it; a smaller
-//! note is tokenized up to the position only. Either way the work per hit is bounded by a
-//! constant, not by the note's size; [`work`] counts it so tests can assert that.
+//! Tantivy keeps token positions, not offsets, so notes of [`CHECKPOINT_MIN_BYTES`] and more
+//! carry a small stored table of *checkpoints* (every [`CHECKPOINT_EVERY`] tokens: token
+//! position, byte offset, line, the last heading line before it and whether it lies in a code
+//! fence). A position is mapped to a byte by tokenizing only from the checkpoint before it to
+//! the one after it; a smaller note is tokenized up to the position only. Either way the work
+//! per hit is bounded by a constant, not by the note's size; [`work`] counts it so tests can
+//! assert that.
 
 use std::cell::Cell;
 
 use tantivy::tokenizer::{TextAnalyzer, TokenStream};
 
-use crate::local::rank::tune;
 use crate::text::{excerpt, note};
 
 /// Notes at least this long (bytes) get a checkpoint table; shorter ones are tokenized up to
@@ -32,199 +25,35 @@ pub(crate) const CHECKPOINT_EVERY: usize = 256;
 const CHECKPOINT_BYTES: usize = 20;
 /// At most this much of a line is read as a heading (a one-line note of megabytes that starts
 /// with `#` is not shown whole as its own heading).
-const HEADING_BYTES: usize = 240;
+pub(in crate::local) const HEADING_BYTES: usize = 240;
 /// A heading offset meaning "no heading before".
-const NO_HEADING: u32 = u32::MAX;
-
-/// Body positions per window: a passage of a few sentences.
-pub(crate) fn window_tokens() -> u32 {
-    tune("passage", 40.0).max(1.0) as u32
-}
-
-/// One occurrence of a query term (through one of its variants) in a note's body.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) struct Occ {
-    pub pos: u32,
-    /// Index of the query term.
-    pub term: u16,
-    /// Weight of the variant (1 exact, below for inflections, prefixes, typos).
-    pub weight: f32,
-}
-
-/// The best window of a note.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub(crate) struct Window {
-    /// First and last position of an occurrence in the window.
-    pub first: u32,
-    pub last: u32,
-    /// Best variant weight of each query term inside the window (0 when absent).
-    pub per_term: Vec<f32>,
-    /// Weighted occurrences of each term inside the window.
-    pub tf: Vec<f32>,
-    /// Σ rarity × best weight.
-    pub score: f32,
-}
-
-/// Finds the window of `width` positions that holds the most of the query: the highest sum of
-/// `rarity[t] × best weight of t` over the distinct terms in it; the earliest on ties. Only
-/// occurrences at `min_pos` or later are considered. `occs` is sorted here.
-pub(crate) fn best_window(
-    occs: &mut [Occ],
-    rarity: &[f32],
-    width: u32,
-    min_pos: u32,
-) -> Option<Window> {
-    occs.sort_by(|a, b| a.pos.cmp(&b.pos).then(a.term.cmp(&b.term)));
-    let start = occs.partition_point(|o| o.pos < min_pos);
-    let occs = &occs[start..];
-    if occs.is_empty() {
-        return None;
-    }
-    let n = rarity.len();
-    // Weight levels: the few distinct variant weights, so a term's best weight in the window
-    // is kept as counts per level and survives removals.
-    let mut levels: Vec<f32> = Vec::new();
-    for o in occs {
-        if !levels.contains(&o.weight) {
-            levels.push(o.weight);
-        }
-    }
-    levels.sort_by(|a, b| b.partial_cmp(a).unwrap_or(std::cmp::Ordering::Equal));
-    let level_of = |w: f32| levels.iter().position(|&l| l == w).unwrap_or(0);
-    let mut counts = vec![0u32; n * levels.len()];
-    let score_of = |counts: &[u32]| -> f32 {
-        (0..n)
-            .map(|t| {
-                let row = &counts[t * levels.len()..(t + 1) * levels.len()];
-                row.iter()
-                    .position(|&c| c > 0)
-                    .map_or(0.0, |l| levels[l] * rarity[t])
-            })
-            .sum()
-    };
-    let mut best: Option<(f32, usize, usize)> = None;
-    let mut lo = 0usize;
-    for hi in 0..occs.len() {
-        let o = occs[hi];
-        if usize::from(o.term) >= n {
-            continue;
-        }
-        counts[usize::from(o.term) * levels.len() + level_of(o.weight)] += 1;
-        while occs[hi].pos - occs[lo].pos >= width {
-            let r = occs[lo];
-            if usize::from(r.term) < n {
-                counts[usize::from(r.term) * levels.len() + level_of(r.weight)] -= 1;
-            }
-            lo += 1;
-        }
-        let s = score_of(&counts);
-        if best.is_none_or(|(b, _, _)| s > b + 1e-6) {
-            best = Some((s, lo, hi));
-        }
-    }
-    let (score, lo, hi) = best?;
-    let mut w = Window {
-        first: occs[lo].pos,
-        last: occs[hi].pos,
-        per_term: vec![0.0; n],
-        tf: vec![0.0; n],
-        score,
-    };
-    for o in &occs[lo..=hi] {
-        let t = usize::from(o.term);
-        if t < n {
-            w.per_term[t] = w.per_term[t].max(o.weight);
-            w.tf[t] += o.weight;
-        }
-    }
-    Some(w)
-}
-
-/// What the bonus signals count of term `k` in the text: its best variant weight, its
-/// heading match and its weighted frequency, all within the best window (the heading text is
-/// part of the body, so a heading near the other words is inside the window too).
-pub(crate) fn near(
-    body: f32,
-    head: f32,
-    body_tf: f32,
-    window: Option<&Window>,
-    k: usize,
-) -> (f32, f32, f32) {
-    if tune("prox", 1.0) == 0.0 {
-        return (body, head, body_tf);
-    }
-    let (w, tf) = window.map_or((0.0, 0.0), |w| {
-        (
-            w.per_term.get(k).copied().unwrap_or(0.0),
-            w.tf.get(k).copied().unwrap_or(0.0),
-        )
-    });
-    let head = if tune("prox_head", 0.0) > 0.0 {
-        head
-    } else {
-        0.0
-    };
-    let tf = if tune("prox_tf", 1.0) > 0.0 {
-        tf
-    } else {
-        body_tf
-    };
-    (w, head, tf)
-}
-
-/// How much the note-wide signals (heading matches) say about a note of `body_len` tokens: 1
-/// up to a long article, then falling with the length. A heading match in a note of a
-/// thousand headings says little about what the note is about.
-pub(crate) fn focus(body_len: u32) -> f32 {
-    let long = tune("focus_len", 2000.0);
-    if tune("prox", 1.0) == 0.0 || body_len as f32 <= long {
-        1.0
-    } else {
-        long / body_len as f32
-    }
-}
-
-/// Points taken off a note of `body_len` tokens beyond a long article, for a query of
-/// `terms` words: `len_prior` × ln(length ÷ article) × (terms − 1) ÷ terms. A giant note offers
-/// one candidate window per few dozen tokens, and the best of that many windows scores higher
-/// by chance alone — one can pair a neighbouring note's exact word with this note's passage —
-/// growing with the log of how many there are. Only a combination of words gains from that
-/// choice: one word is in the note or not, so a one-word query costs nothing.
-pub(crate) fn length_prior(body_len: u32, terms: usize) -> f32 {
-    let long = tune("focus_len", 2000.0);
-    if tune("prox", 1.0) == 0.0 || body_len as f32 <= long || terms < 2 {
-        0.0
-    } else {
-        let combined = (terms - 1) as f32 / terms as f32;
-        tune("len_prior", 5.0) * (body_len as f32 / long).ln() * combined
-    }
-}
+pub(in crate::local) const NO_HEADING: u32 = u32::MAX;
 
 /// Where a body position lies in the text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Spot {
     /// Byte offset of the token.
-    pub offset: usize,
+    pub(crate) offset: usize,
     /// 1-based line.
-    pub line: u64,
+    pub(crate) line: u64,
     /// The nearest heading at or above it.
-    pub heading: Option<String>,
+    pub(crate) heading: Option<String>,
 }
 
 /// One row of the checkpoint table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Checkpoint {
-    pos: u32,
-    offset: u32,
-    line: u32,
-    heading: u32,
-    fence: u32,
+pub(in crate::local) struct Checkpoint {
+    pub(in crate::local) pos: u32,
+    pub(in crate::local) offset: u32,
+    pub(in crate::local) line: u32,
+    pub(in crate::local) heading: u32,
+    pub(in crate::local) fence: u32,
 }
 
 /// The checkpoint table of `text` (empty below [`CHECKPOINT_MIN_BYTES`]). The first row is a
 /// header: `pos` is the position of the first token after the frontmatter (`text_start`), and
 /// `fence` is 1 when `exact`: the text is the file's bytes as they are (valid UTF-8, no BOM),
-/// so its offsets are offsets in the file ([`disk`]).
+/// so its offsets are offsets in the file (`search::show::disk`).
 pub(crate) fn checkpoints(
     analyzer: &mut TextAnalyzer,
     text: &str,
@@ -272,7 +101,7 @@ pub(crate) fn checkpoints(
     encode(std::iter::once(header).chain(rows))
 }
 
-fn encode(rows: impl Iterator<Item = Checkpoint>) -> Vec<u8> {
+pub(in crate::local) fn encode(rows: impl Iterator<Item = Checkpoint>) -> Vec<u8> {
     let mut out = Vec::new();
     for r in rows {
         for v in [r.pos, r.offset, r.line, r.heading, r.fence] {
@@ -291,7 +120,7 @@ fn follows_space(text: &str, offset: usize) -> bool {
     }
 }
 
-fn rows(table: &[u8]) -> impl Iterator<Item = Checkpoint> + '_ {
+pub(in crate::local) fn rows(table: &[u8]) -> impl Iterator<Item = Checkpoint> + '_ {
     table.chunks_exact(CHECKPOINT_BYTES).map(|c| {
         let v = |k: usize| u32::from_le_bytes([c[4 * k], c[4 * k + 1], c[4 * k + 2], c[4 * k + 3]]);
         Checkpoint {
@@ -381,7 +210,7 @@ pub(crate) fn locate(
 
 /// The checkpoint at or before body position `pos` (the start of the note when none is) and
 /// the one after it: the stretch to tokenize to locate `pos`.
-fn around(table: &[u8], pos: u32) -> (Checkpoint, Option<Checkpoint>) {
+pub(in crate::local) fn around(table: &[u8], pos: u32) -> (Checkpoint, Option<Checkpoint>) {
     let mut base = Checkpoint {
         pos: 0,
         offset: 0,
@@ -490,98 +319,19 @@ impl<'a> LineScan<'a> {
     }
 }
 
-fn heading_text(text: &str, at: usize) -> Option<String> {
+pub(in crate::local) fn heading_text(text: &str, at: usize) -> Option<String> {
     let end = excerpt::floor_char_boundary(text, at.saturating_add(HEADING_BYTES));
     let rest = text.get(at..end)?;
     let line = &rest[..rest.find(['\n', '\r']).unwrap_or(rest.len())];
     note::heading(line.trim_start()).map(|(_, t)| t.to_string())
 }
 
-/// Appends the positions of the term the postings are on (in their current document).
-pub(crate) fn collect(
-    postings: &mut tantivy::postings::SegmentPostings,
-    term: usize,
-    weight: f32,
-    out: &mut Vec<Occ>,
-) {
-    let mut pos = Vec::new();
-    tantivy::postings::Postings::positions(postings, &mut pos);
-    let term = u16::try_from(term).unwrap_or(u16::MAX);
-    out.extend(pos.into_iter().map(|pos| Occ { pos, term, weight }));
-}
-
-/// The first position at `min_pos` or later where `phrase` starts (consecutive positions).
-fn phrase_at(
-    positions: &std::collections::HashMap<String, Vec<u32>>,
-    phrase: &[String],
-    min_pos: u32,
-) -> Option<u32> {
-    let first = positions.get(phrase.first()?)?;
-    first.iter().copied().filter(|&p| p >= min_pos).find(|&p| {
-        phrase[1..].iter().enumerate().all(|(k, t)| {
-            positions
-                .get(t)
-                .is_some_and(|v| v.binary_search(&(p + k as u32 + 1)).is_ok())
-        })
-    })
-}
-
-/// Where a passage starts: a quoted phrase in the body, else its best window, else any.
-pub(crate) fn passage_pos(
-    phrases: &[&[String]],
-    positions: &std::collections::HashMap<String, Vec<u32>>,
-    occs: &mut [Occ],
-    rarity: &[f32],
-    min_pos: u32,
-) -> Option<u32> {
-    let width = window_tokens();
-    phrases
-        .iter()
-        .filter(|p| p.len() >= 2)
-        .find_map(|p| phrase_at(positions, p, min_pos))
-        .or_else(|| best_window(occs, rarity, width, min_pos).map(|w| w.first))
-        .or_else(|| best_window(occs, rarity, width, 0).map(|w| w.first))
-}
-
-/// What a hit shows: where its excerpt starts, and the end of its frontmatter.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Shown {
-    pub spot: Spot,
-    pub text_start: usize,
-}
-
-/// The spot a hit shows: the first quoted phrase (or the query as a phrase), else the best
-/// window of the text after the frontmatter, else the best window of the frontmatter, else
-/// the start of the text.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn show(
-    analyzer: &mut TextAnalyzer,
-    text: &str,
-    table: &[u8],
-    phrases: &[&[String]],
-    positions: &std::collections::HashMap<String, Vec<u32>>,
-    occs: &mut [Occ],
-    rarity: &[f32],
-) -> Shown {
-    let text_start = match table_text_start(table) {
-        Some(s) if s <= text.len() => s,
-        // A small note (or an index without a table): parsing it is bounded by its size.
-        _ => note::parse(text).body_start,
-    };
-    let min_pos = text_start_pos(analyzer, text, table, text_start);
-    let pos = passage_pos(phrases, positions, occs, rarity, min_pos);
-    let spot = match pos {
-        Some(pos) => locate(analyzer, text, table, text_start, pos),
-        None => {
-            let offset = text[text_start..]
-                .find(|c: char| !c.is_whitespace())
-                .map_or(text_start, |i| text_start + i);
-            let mut scan = LineScan::new(text, text_start);
-            scan.advance_to(offset);
-            scan.spot(offset)
-        }
-    };
-    Shown { spot, text_start }
+/// The spot at byte `offset` of `text`, scanning its lines from the start (a note without a
+/// passage: `offset` is near its frontmatter's end).
+pub(crate) fn spot_from_start(text: &str, text_start: usize, offset: usize) -> Spot {
+    let mut scan = LineScan::new(text, text_start);
+    scan.advance_to(offset);
+    scan.spot(offset)
 }
 
 thread_local! {
@@ -602,6 +352,92 @@ pub(crate) fn work() -> (u64, u64) {
     WORK.with(|w| w.replace((0, 0)))
 }
 
-pub(crate) mod disk;
 #[cfg(test)]
-mod tests;
+mod tests {
+    use super::*;
+    use crate::local::analyzer;
+
+    /// Every token's position maps back to its own offset, line and heading, through the table
+    /// (large note) and without it (small note), the same as a full tokenization says.
+    #[test]
+    fn located_spots_match_a_full_tokenization() {
+        let mut note = String::from("---\ntags: [x]\n---\n# Top\n\nintro words here\n");
+        let mut k = 0;
+        while note.len() < 3 * CHECKPOINT_MIN_BYTES {
+            note.push_str(&format!(
+                "\n## Part {k}\n\nSome text-with joiners and CamelCase{k} words\r\n```\n# not a heading {k}\n```\nmore filler text line {k}.\n"
+            ));
+            k += 1;
+        }
+        let mut a = analyzer::text_analyzer();
+        let meta = crate::text::note::parse(&note);
+        let table = checkpoints(&mut a, &note, meta.body_start, false);
+        assert!(
+            table.len() > 2 * CHECKPOINT_BYTES,
+            "a big note gets a table"
+        );
+        let small = &note[..2000];
+        let small_meta = crate::text::note::parse(small);
+        assert!(checkpoints(&mut a, small, small_meta.body_start, false).is_empty());
+        for (text, table, meta) in [
+            (&note[..], &table[..], &meta),
+            (small, &[][..], &small_meta),
+        ] {
+            let toks = analyzer::analyze(&mut a, text);
+            let first_body = toks
+                .iter()
+                .find(|t| t.offset_from >= meta.body_start)
+                .expect("body");
+            assert_eq!(
+                text_start_pos(&mut a, text, table, meta.body_start),
+                first_body.position as u32
+            );
+            let mut last_pos = usize::MAX;
+            for t in toks.iter().step_by(7) {
+                if t.position == last_pos {
+                    continue;
+                }
+                last_pos = t.position;
+                let spot = locate(&mut a, text, table, meta.body_start, t.position as u32);
+                let want = toks
+                    .iter()
+                    .find(|u| u.position == t.position)
+                    .expect("token");
+                assert_eq!(
+                    spot.offset, want.offset_from,
+                    "offset of position {}",
+                    t.position
+                );
+                assert_eq!(spot.line, excerpt::line_of(text, spot.offset));
+                assert_eq!(
+                    spot.heading,
+                    crate::text::note::heading_at(meta, spot.offset)
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn work_per_lookup_is_bounded_by_the_table() {
+        let mut note = String::new();
+        let mut starts = Vec::new();
+        for i in 0..200_000 {
+            starts.push(note.len());
+            note.push_str(&format!("w{} ", i % 977));
+        }
+        let mut a = analyzer::text_analyzer();
+        let table = checkpoints(&mut a, &note, 0, false);
+        work();
+        for pos in [0u32, 1, 50_000, 199_999] {
+            let spot = locate(&mut a, &note, &table, 0, pos);
+            assert_eq!(spot.offset, starts[pos as usize]);
+        }
+        let (total, max) = work();
+        assert!(total > 0);
+        // 256 tokens of at most 6 bytes each, against a note of 1.3 MB.
+        assert!(
+            max <= 6 * CHECKPOINT_EVERY as u64,
+            "one lookup tokenized {max} bytes"
+        );
+    }
+}

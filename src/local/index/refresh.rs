@@ -30,11 +30,11 @@ use tantivy::{Index, Searcher};
 
 use super::manifest::Manifest;
 use super::plan::{plan_fresh, plan_with, Plan};
-use super::schema;
 use super::store::{self, Payload, Store, WriterLock};
 use super::walk::{walk_to, Batch};
 use super::write::{write, Target};
 use crate::core::{Caps, IndexProgress, IndexReport, Limits, SkippedFile};
+use crate::local::schema;
 
 /// The commit a check compared the vault against.
 #[derive(Debug)]
@@ -98,11 +98,10 @@ pub(crate) fn check<T>(
         } else {
             match store.open_current_reader() {
                 Ok(found) => found,
-                Err(crate::core::EngineError::IndexIncompatible(why)) => {
+                Err(store::IndexIncompatible(why)) => {
                     warnings.push(format!("rebuilding the index ({why})"));
                     None
                 }
-                Err(e) => return Err(e.into()),
             }
         };
         let Some((index, payload, reader)) = existing else {

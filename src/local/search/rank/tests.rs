@@ -9,10 +9,12 @@ use tantivy::collector::TopDocs;
 use tantivy::{Index, Searcher};
 
 use super::expand::{expand, stemmer};
-use super::{candidate_query, expand_query, rerank, set_rarity, MatchKind, Narrowing, CANDIDATES};
+use super::{candidate_query, expand_query, rerank, set_rarity, MatchKind, CANDIDATES};
 use crate::core::{Filters, Limits, Scope, SearchHit};
-use crate::local::query::{self, ParsedQuery};
-use crate::local::{analyzer, refresh, schema};
+use crate::local::index::refresh;
+use crate::local::search::filter::Narrowing;
+use crate::local::search::query::{self, ParsedQuery};
+use crate::local::{analyzer, schema};
 
 struct Tiny {
     _dir: tempfile::TempDir,

@@ -6,76 +6,74 @@
 //! or the cap is raised over its size. A plan is made for one set of caps (the index's
 //! recorded ones unless the run was given others) and records them when it is written.
 
-use std::fs::File;
-use std::io::{ErrorKind, Read};
 use std::path::Path;
 
 use anyhow::{Context, Result};
-use tantivy::schema::Value;
-use tantivy::{DocAddress, TantivyDocument};
+use tantivy::DocAddress;
 
 use super::manifest::{Known, Manifest};
-use super::schema;
+use super::read::{kind_of, read_capped, too_large, Unread};
 use super::store::{self, Payload};
 use super::walk::{walk, Batch, DiskNote};
-use crate::core::{Caps, FileKind, SkippedFile};
+use crate::core::{Caps, SkippedFile};
+use crate::local::stored::{self, Stored};
 
 /// Notes modified less than this before the previous run started are hashed again.
 pub(crate) const RACY_WINDOW_NS: i64 = 2_000_000_000;
 /// A note whose content must be (re)written.
 #[derive(Debug)]
-pub(super) struct Upsert {
-    pub(super) note: DiskNote,
+pub(in crate::local) struct Upsert {
+    pub(in crate::local) note: DiskNote,
     /// Content already read while comparing hashes (`None`: read it when writing).
-    pub(super) bytes: Option<Vec<u8>>,
+    pub(in crate::local) bytes: Option<Vec<u8>>,
     /// Replaces an existing document.
-    pub(super) replaces: bool,
+    pub(in crate::local) replaces: bool,
     /// Same content, new size/mtime: re-written only to record them (counted as unchanged).
-    pub(super) touched: bool,
+    pub(in crate::local) touched: bool,
     /// What it replaces is a stub (a note that was over the size cap), not an indexed note.
-    pub(super) was_skipped: bool,
+    pub(in crate::local) was_skipped: bool,
 }
 
 /// The difference between the vault and the index.
 #[derive(Debug, Default)]
-pub(super) struct Plan {
-    pub(super) upserts: Vec<Upsert>,
-    pub(super) removes: Vec<String>,
+pub(in crate::local) struct Plan {
+    pub(in crate::local) upserts: Vec<Upsert>,
+    pub(in crate::local) removes: Vec<String>,
     /// How many of `removes` are placeholders (not notes: not counted as removed).
-    pub(super) removed_placeholders: u64,
-    pub(super) unchanged: u64,
-    pub(super) skipped: Vec<SkippedFile>,
+    pub(in crate::local) removed_placeholders: u64,
+    pub(in crate::local) unchanged: u64,
+    pub(in crate::local) skipped: Vec<SkippedFile>,
     /// Racily clean notes that had to be read and turned out unchanged. Committing a new
     /// run start (an empty commit) stops them being read again on every run, once their mtime
     /// is older than the racy window.
-    pub(super) rechecked: u64,
+    pub(in crate::local) rechecked: u64,
     /// The newest mtime among them.
-    pub(super) rechecked_mtime_ns: i64,
+    pub(in crate::local) rechecked_mtime_ns: i64,
     /// The caps this plan was made for, recorded by its commit.
-    pub(super) caps: Caps,
+    pub(in crate::local) caps: Caps,
     /// They differ from the caps the index recorded: a commit records them even when no file
     /// changes.
-    pub(super) caps_changed: bool,
+    pub(in crate::local) caps_changed: bool,
     /// Unchanged placeholders of files whose content failed; [`Plan::name_failed`] names them
     /// (it reads their documents, which a search has no use for).
-    pub(super) failed: Vec<DocAddress>,
+    pub(in crate::local) failed: Vec<DocAddress>,
 }
 
 impl Plan {
     /// Nothing to write: the index matches the vault.
-    pub(super) fn is_noop(&self) -> bool {
+    pub(in crate::local) fn is_noop(&self) -> bool {
         self.upserts.is_empty() && self.removes.is_empty()
     }
 
     /// Adds entries the walk could not read (listed first).
-    pub(super) fn add_skipped(&mut self, mut walk_skipped: Vec<SkippedFile>) {
+    pub(in crate::local) fn add_skipped(&mut self, mut walk_skipped: Vec<SkippedFile>) {
         walk_skipped.append(&mut self.skipped);
         self.skipped = walk_skipped;
     }
 
     /// A commit without documents would record something new: this run's start (sparing the
     /// next runs from re-reading racily clean notes) or new caps.
-    pub(super) fn wants_bump(&self) -> bool {
+    pub(in crate::local) fn wants_bump(&self) -> bool {
         self.caps_changed
             || (self.rechecked > 0 && self.rechecked_mtime_ns < store::now_ns() - RACY_WINDOW_NS)
     }
@@ -83,35 +81,16 @@ impl Plan {
     /// Names the unchanged placeholders of files whose content failed in `skipped`, with the
     /// reason their document keeps (`searcher`: the commit the plan was made against), so an
     /// `index` run names every placeholder, as `status` does.
-    pub(super) fn name_failed(&mut self, searcher: &tantivy::Searcher) -> Result<()> {
+    pub(in crate::local) fn name_failed(&mut self, searcher: &tantivy::Searcher) -> Result<()> {
         for addr in std::mem::take(&mut self.failed) {
-            self.skipped.push(stored_placeholder(searcher, addr)?);
+            self.skipped.push(stored::placeholder(searcher, addr)?);
         }
         Ok(())
     }
 }
 
-/// A placeholder's path and the reason its document keeps.
-pub(super) fn stored_placeholder(
-    searcher: &tantivy::Searcher,
-    addr: DocAddress,
-) -> Result<SkippedFile> {
-    let fields = schema::fields();
-    let doc: TantivyDocument = searcher.doc(addr).context("reading a placeholder")?;
-    let text = |field| {
-        doc.get_first(field)
-            .and_then(|v| v.as_str())
-            .unwrap_or_default()
-            .to_string()
-    };
-    Ok(SkippedFile {
-        path: text(fields.path),
-        reason: text(fields.skip_reason),
-    })
-}
-
 /// An empty index: every note on disk is to be added, under `caps`.
-pub(super) fn plan_fresh(disk: &mut dyn Iterator<Item = Batch>, caps: Caps) -> Plan {
+pub(in crate::local) fn plan_fresh(disk: &mut dyn Iterator<Item = Batch>, caps: Caps) -> Plan {
     let mut plan = Plan {
         caps,
         ..Plan::default()
@@ -132,7 +111,7 @@ pub(super) fn plan_fresh(disk: &mut dyn Iterator<Item = Batch>, caps: Caps) -> P
 /// Only notes whose size or mtime differ (or that are racily clean, or are indexed but now over
 /// the cap) are read and hashed; nothing is written. The walk's own unreadable entries are the
 /// caller's to add ([`Plan::add_skipped`]).
-pub(super) fn plan_with(
+pub(in crate::local) fn plan_with(
     searcher: &tantivy::Searcher,
     mut known: Manifest,
     payload: Option<&Payload>,
@@ -201,7 +180,6 @@ impl Plan {
         known: Option<Known>,
         caps: Caps,
     ) -> Result<()> {
-        let fields = schema::fields();
         let Some(k) = known else {
             self.upserts.push(Upsert {
                 note,
@@ -243,10 +221,9 @@ impl Plan {
                 return Ok(());
             }
         };
-        let old: TantivyDocument = searcher.doc(k.addr).context("reading a stored note")?;
+        let old = Stored::read(searcher, k.addr).context("reading a stored note")?;
         let same = old
-            .get_first(fields.hash)
-            .and_then(|v| v.as_bytes())
+            .hash()
             .is_some_and(|h| h == blake3::hash(&bytes).as_bytes());
         if same && stat_same {
             self.unchanged += 1;
@@ -282,72 +259,4 @@ pub(crate) fn changed_by_stat(
         }
     }
     Ok(changed + known.untaken_len() as u64)
-}
-
-/// The kind of a listed file (the walk lists only the three kinds).
-pub(super) fn kind_of(rel: &str) -> FileKind {
-    FileKind::of_name(rel).unwrap_or_default()
-}
-
-/// Why a file was not read.
-#[derive(Debug)]
-pub(super) enum Unread {
-    /// Over its size cap: the index keeps a placeholder, and the file is not read again until
-    /// it changes.
-    TooLarge(String),
-    /// Vanished or unreadable: tried again on the next run.
-    Failed(String),
-}
-
-/// The reason given for a file over its cap.
-pub(super) fn too_large(cap: u64, kind: FileKind) -> String {
-    let flag = match kind {
-        FileKind::Pdf => "--max-pdf-bytes",
-        _ => "--max-note-bytes",
-    };
-    format!("larger than {cap} bytes (see {flag})")
-}
-
-/// Reads a file of at most `cap` bytes; why, when it can't. A file whose `size_hint` (the
-/// walk's stat) is over the cap is not even opened.
-pub(super) fn read_capped(
-    path: &Path,
-    cap: u64,
-    size_hint: u64,
-    kind: FileKind,
-) -> Result<Vec<u8>, Unread> {
-    if size_hint > cap {
-        return Err(Unread::TooLarge(too_large(cap, kind)));
-    }
-    let file = File::open(path).map_err(|e| {
-        Unread::Failed(match e.kind() {
-            ErrorKind::NotFound => "vanished before it could be read".to_string(),
-            _ => format!("cannot read: {e}"),
-        })
-    })?;
-    // Sized from the walk's stat: the note comes in one read (and one more that sees the
-    // end), not in the doubling reads of an empty buffer.
-    let mut bytes = Vec::with_capacity(usize::try_from(size_hint.min(cap)).unwrap_or(0) + 1);
-    file.take(cap.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .map_err(|e| Unread::Failed(format!("cannot read: {e}")))?;
-    if bytes.len() as u64 > cap {
-        return Err(Unread::TooLarge(too_large(cap, kind)));
-    }
-    Ok(bytes)
-}
-
-/// UTF-8 with invalid sequences replaced; a leading BOM is dropped. True when nothing was:
-/// the text is the file's bytes.
-pub(super) fn decode(bytes: Vec<u8>) -> (String, bool) {
-    // Valid UTF-8 (nearly every note) keeps its buffer: no copy of the note.
-    let (mut text, mut exact) = match String::from_utf8(bytes) {
-        Ok(t) => (t, true),
-        Err(e) => (String::from_utf8_lossy(e.as_bytes()).into_owned(), false),
-    };
-    if text.starts_with('\u{feff}') {
-        text.drain(..'\u{feff}'.len_utf8());
-        exact = false;
-    }
-    (text, exact)
 }

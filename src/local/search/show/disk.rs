@@ -18,11 +18,13 @@ use anyhow::Result;
 use tantivy::tokenizer::TextAnalyzer;
 use tantivy::{DocAddress, Searcher};
 
-use super::{
-    around, encode, heading_text, locate, passage_pos, rows, Checkpoint, Occ, Spot, HEADING_BYTES,
-    NO_HEADING,
+use super::passage_pos;
+use crate::local::checkpoint::{
+    around, encode, heading_text, locate, rows, Checkpoint, Spot, HEADING_BYTES, NO_HEADING,
 };
 use crate::local::schema::Fields;
+use crate::local::search::window::Occ;
+use crate::local::stored;
 use crate::text::excerpt;
 
 /// Notes at least this large are shown from their file; below, the stored document costs
@@ -37,11 +39,11 @@ const MAX_STRETCH: u64 = 256 * 1024;
 /// A hit shown from the file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct DiskHit {
-    pub path: String,
-    pub spot: Spot,
-    pub excerpt: String,
-    pub tags: Vec<String>,
-    pub aliases: Vec<String>,
+    pub(crate) path: String,
+    pub(crate) spot: Spot,
+    pub(crate) excerpt: String,
+    pub(crate) tags: Vec<String>,
+    pub(crate) aliases: Vec<String>,
 }
 
 /// What a hit of `addr` shows, read from its file when that is a giant note unchanged since
@@ -106,7 +108,7 @@ pub(crate) fn show(
     };
     let tags = strs(fields.tags)?
         .first()
-        .map(|t| t.split(' ').map(str::to_string).collect())
+        .map(|t| stored::split_tags(t))
         .unwrap_or_default();
     Ok(Some(DiskHit {
         path,
@@ -146,7 +148,8 @@ fn mtime_of(md: &std::fs::Metadata) -> i64 {
 /// The mtime as the walk records it (elsewhere from `modified()`, as the walk does).
 #[cfg(not(unix))]
 fn mtime_of(md: &std::fs::Metadata) -> i64 {
-    md.modified().map_or(0, crate::local::store::system_time_ns)
+    md.modified()
+        .map_or(0, crate::local::index::store::system_time_ns)
 }
 
 /// Bytes `from..to` of the file as text, starting at the first character boundary at or after

@@ -6,12 +6,13 @@ use anyhow::{Context, Result};
 use tantivy::collector::TopDocs;
 use tantivy::Searcher;
 
-use super::{analyzer, ignore, list, query, rank, schema};
+use super::{filter, ignore, list, query, rank};
 use crate::core::{SearchHit, SearchOptions};
+use crate::local::{analyzer, schema};
 
 /// Searches an opened index; problems that did not stop it (a bad exclusion pattern) go to
 /// `warnings`.
-pub(super) fn run(
+pub(crate) fn run(
     searcher: &Searcher,
     opts: &SearchOptions,
     warnings: &mut Vec<String>,
@@ -19,7 +20,7 @@ pub(super) fn run(
     let fields = schema::fields();
     let mut analyzer = analyzer::text_analyzer();
     let parsed = query::parse(&mut analyzer, &opts.query);
-    let narrow = rank::Narrowing {
+    let narrow = filter::Narrowing {
         scope: &opts.scope,
         filters: &opts.filters,
     };
@@ -30,7 +31,7 @@ pub(super) fn run(
         ignore::queries(&ignore::filters(&opts.vault), fields.path, warnings)
     };
     if parsed.is_empty() {
-        if rank::lists_without_words(&parsed, &opts.filters) {
+        if filter::lists_without_words(&parsed, &opts.filters) {
             return list::newest(searcher, fields, &parsed, narrow, ignored, opts.limit);
         }
         return Ok(Vec::new());

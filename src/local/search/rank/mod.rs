@@ -11,58 +11,46 @@
 //! 2. **Candidates.** A BM25 disjunction over the variants with field boosts (file name and
 //!    aliases above headings above body); no word is required, so one extra word from an agent
 //!    never empties the result. Folder scope, exclusions, `path:`/`ext:`, tags, dates and
-//!    properties are filters inside the query ([`filter`]).
-//! 3. **Re-rank** of the top [`CANDIDATES`] with the seed's signals — +20 per matched term, +50
-//!    when all match, +80 for the query phrase in the file name else +30 in the body, +15 per
-//!    term in the file name, +8 per (term, heading), term frequency up to +25 — where a match
-//!    through a variant counts its weight. The final score adds BM25 scaled by
-//!    [`BM25_WEIGHT`], which breaks ties between notes the signals can't tell apart by how
-//!    rare the matched words are.
+//!    properties are filters inside the query ([`super::filter`]).
+//! 3. **Re-rank** of the top [`CANDIDATES`] ([`rerank`]): signals read from the postings
+//!    ([`features`]), where a match through a variant counts its weight and a word in the text
+//!    counts only inside the note's best window of 40 body positions. The bonus ([`bonus`]),
+//!    with the defaults of `crate::local::weights`: +20 per matched term (× its weight), +8 per
+//!    term in the file name or an alias, +2 per heading occurrence of a term (at most 3,
+//!    scaled down beyond 2,000 tokens); when every term matches +80 × the weakest match, else
+//!    +40 × (the rarity-weighted share matched)²; the terms' weighted frequency in the window
+//!    up to +5; the query as the name +80 × how well they cover each other ([`matching`]), +40
+//!    more when they are the same words, otherwise the query as a phrase in the body +30; +60
+//!    per quoted phrase present. The final score adds BM25 scaled to 20 × BM25 ÷ the best
+//!    candidate's (with the same length factor as headings) and takes off a length prior for
+//!    notes beyond 2,000 tokens ([`proximity`]). [`BM25_WEIGHT`] (BM25 × 2 instead) applies
+//!    only when a tuning build sets `bm25norm=0`; the defaults never take that branch.
 
+mod bonus;
 mod candidates;
 mod coordination;
 mod expand;
-mod filter;
+mod features;
+mod hits;
 mod matching;
+mod proximity;
 mod rerank;
 
 use std::collections::HashMap;
 
 use tantivy::schema::Field;
 
+use crate::local::weights::tune;
+
 pub(in crate::local) use candidates::candidate_query;
 pub(in crate::local) use expand::{expand_query, set_rarity};
-pub(in crate::local) use filter::{clauses as filter_clauses, lists_without_words, Narrowing};
 pub(in crate::local) use rerank::rerank;
 
 /// How many BM25 candidates are re-ranked.
 pub(in crate::local) const CANDIDATES: usize = 100;
-/// Final score = bonus + BM25_WEIGHT × BM25.
+/// BM25's factor when it is not normalised (a tuning build with `bm25norm=0`): the
+/// defaults normalise it instead.
 const BM25_WEIGHT: f32 = 2.0;
-
-/// A ranking constant. Built with `--features tuning`, `VS_TUNE="name=value,..."` overrides
-/// them, so the weights can be re-fitted against query sets without recompiling; release
-/// builds always use the defaults written here.
-pub(in crate::local) fn tune(name: &str, default: f32) -> f32 {
-    #[cfg(feature = "tuning")]
-    {
-        use std::sync::OnceLock;
-        static MAP: OnceLock<HashMap<String, f32>> = OnceLock::new();
-        let map = MAP.get_or_init(|| {
-            std::env::var("VS_TUNE")
-                .unwrap_or_default()
-                .split(',')
-                .filter_map(|kv| kv.split_once('='))
-                .filter_map(|(k, v)| Some((k.trim().to_string(), v.trim().parse().ok()?)))
-                .collect()
-        });
-        if let Some(v) = map.get(name) {
-            return *v;
-        }
-    }
-    let _ = name;
-    default
-}
 
 fn bm25_part(bm25: f32, max: f32) -> f32 {
     let norm = tune("bm25norm", 20.0);

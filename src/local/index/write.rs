@@ -7,17 +7,16 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 use tantivy::indexer::{NoMergePolicy, UserOperation};
-use tantivy::{Index, IndexWriter, TantivyDocument, Term};
+use tantivy::{Index, IndexWriter, Term};
 
+use super::document::{note_document, placeholder};
 use super::extract::{Extractor, Outcome};
-use super::manifest::{STUB_FAILED, STUB_TOO_LARGE};
-use super::plan::{decode, kind_of, read_capped, Plan, Unread, Upsert};
-use super::schema::{self, Fields};
+use super::plan::{Plan, Upsert};
+use super::read::{decode, kind_of, read_capped, Unread};
 use super::store::{self, Payload};
-use super::walk::DiskNote;
-use super::{analyzer, passage};
 use crate::core::{Caps, FileKind, IndexProgress, IndexReport, Limits, SkippedFile};
-use crate::text::{canvas, note, parts};
+use crate::local::schema::{self, Fields};
+use crate::text::{canvas, parts};
 
 /// Merge when a commit leaves more segments than this.
 const MAX_SEGMENTS: usize = 8;
@@ -32,22 +31,22 @@ const UPDATE_HEAP_BYTES: usize = 32 * 1024 * 1024;
 
 /// Where and how a plan is written.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Target<'a> {
-    pub(super) index: &'a Index,
+pub(in crate::local) struct Target<'a> {
+    pub(in crate::local) index: &'a Index,
     /// The index is new (always committed, so it carries a payload).
-    pub(super) fresh: bool,
+    pub(in crate::local) fresh: bool,
     /// Its directory (empty for an index in memory).
-    pub(super) dir: &'a Path,
-    pub(super) vault: &'a Path,
-    pub(super) run_started_ns: i64,
+    pub(in crate::local) dir: &'a Path,
+    pub(in crate::local) vault: &'a Path,
+    pub(in crate::local) run_started_ns: i64,
     /// PDF extraction (the size caps come with the plan).
-    pub(super) limits: Limits,
+    pub(in crate::local) limits: Limits,
     /// Where extracted PDF text is cached (`None`: not cached, e.g. an index in memory).
-    pub(super) text_cache: Option<&'a Path>,
+    pub(in crate::local) text_cache: Option<&'a Path>,
 }
 
 /// Writes a plan and commits it, reporting progress per note.
-pub(super) fn write(
+pub(in crate::local) fn write(
     target: Target<'_>,
     plan: Plan,
     progress: &dyn IndexProgress,
@@ -95,54 +94,13 @@ pub(super) fn write(
     // Reading, hashing, parsing and building documents runs on every core; tantivy's own
     // indexing threads take the documents from there. A note's delete and add come from the
     // same thread in that order, which is all tantivy's opstamps need.
-    let queue = std::sync::Mutex::new(plan.upserts.into_iter());
-    let workers = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .clamp(1, 4)
-        .min(total.max(1) as usize);
-    let tallies: Vec<Result<Tally>> = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..workers)
-            .map(|_| {
-                s.spawn(|| {
-                    let mut t = Tally::default();
-                    // Handed to tantivy in batches: one channel message per WRITE_BATCH notes
-                    // instead of one per note (its indexing threads spun and yielded on each).
-                    let mut ops = Vec::new();
-                    loop {
-                        let next = match queue.lock() {
-                            Ok(mut q) => q.next(),
-                            Err(_) => None,
-                        };
-                        let Some(up) = next else { break };
-                        let ctx = Ctx {
-                            fields,
-                            vault,
-                            caps,
-                            extractor: extractor.as_ref(),
-                        };
-                        let before = ops.len();
-                        prepare_one(&ctx, up, &mut t, &mut ops);
-                        t.ops += (ops.len() - before) as u64;
-                        progress.inc();
-                        if ops.len() >= WRITE_BATCH {
-                            writer
-                                .run(std::mem::take(&mut ops))
-                                .context("adding notes to the index")?;
-                        }
-                    }
-                    writer.run(ops).context("adding notes to the index")?;
-                    Ok(t)
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join()
-                    .unwrap_or_else(|_| Err(anyhow::anyhow!("an indexing thread failed")))
-            })
-            .collect()
-    });
+    let ctx = Ctx {
+        fields,
+        vault,
+        caps,
+        extractor: extractor.as_ref(),
+    };
+    let tallies = prepare_in_threads(&writer, &ctx, plan.upserts, total, progress);
     progress.committing();
     let mut ops = 0;
     for t in tallies {
@@ -182,7 +140,67 @@ pub(super) fn write(
         vault: vault.display().to_string(),
         caps,
     };
-    let payload_json = serde_json::to_string(&payload)?;
+    commit(index, writer, &payload)?;
+    store::privatize_dir(dir);
+    Ok(report)
+}
+
+/// Reads, hashes and parses the notes to write on up to four threads, each handing its
+/// documents to `writer`; what each thread did.
+fn prepare_in_threads(
+    writer: &IndexWriter,
+    ctx: &Ctx<'_>,
+    upserts: Vec<Upsert>,
+    total: u64,
+    progress: &dyn IndexProgress,
+) -> Vec<Result<Tally>> {
+    let queue = std::sync::Mutex::new(upserts.into_iter());
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, 4)
+        .min(total.max(1) as usize);
+    std::thread::scope(|s| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut t = Tally::default();
+                    // Handed to tantivy in batches: one channel message per WRITE_BATCH notes
+                    // instead of one per note (its indexing threads spun and yielded on each).
+                    let mut ops = Vec::new();
+                    loop {
+                        let next = match queue.lock() {
+                            Ok(mut q) => q.next(),
+                            Err(_) => None,
+                        };
+                        let Some(up) = next else { break };
+                        let before = ops.len();
+                        prepare_one(ctx, up, &mut t, &mut ops);
+                        t.ops += (ops.len() - before) as u64;
+                        progress.inc();
+                        if ops.len() >= WRITE_BATCH {
+                            writer
+                                .run(std::mem::take(&mut ops))
+                                .context("adding notes to the index")?;
+                        }
+                    }
+                    writer.run(ops).context("adding notes to the index")?;
+                    Ok(t)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(anyhow::anyhow!("an indexing thread failed")))
+            })
+            .collect()
+    })
+}
+
+/// Commits with the run's payload, then merges small segments.
+fn commit(index: &Index, mut writer: IndexWriter, payload: &Payload) -> Result<()> {
+    let payload_json = serde_json::to_string(payload)?;
     let mut prepared = writer
         .prepare_commit()
         .context("preparing the index commit")?;
@@ -192,8 +210,7 @@ pub(super) fn write(
     writer
         .wait_merging_threads()
         .context("waiting for index merges")?;
-    store::privatize_dir(dir);
-    Ok(report)
+    Ok(())
 }
 
 /// What one writing thread did.
@@ -408,93 +425,6 @@ fn placeholder_or_skip(
     ops.push(UserOperation::Add(placeholder(
         fields, &up.note, kind, &reason, &[0; 32], true,
     )));
-}
-
-/// The path, folders and kind of a file: what every document has.
-fn file_document(fields: &Fields, note: &DiskNote, kind: FileKind) -> TantivyDocument {
-    let mut doc = TantivyDocument::default();
-    doc.add_text(fields.path, &note.rel);
-    let mut folder = String::new();
-    let segments: Vec<&str> = note.rel.split('/').collect();
-    for seg in &segments[..segments.len().saturating_sub(1)] {
-        if !folder.is_empty() {
-            folder.push('/');
-        }
-        folder.push_str(seg);
-        doc.add_text(fields.folders, &folder);
-    }
-    doc.add_text(fields.ext, kind.ext());
-    doc.add_u64(fields.size, note.size);
-    doc.add_i64(fields.mtime_ns, note.mtime_ns);
-    doc
-}
-
-/// The document of a file that could not be indexed: no text (so no query matches it), only
-/// what the freshness check compares and why it failed.
-fn placeholder(
-    fields: &Fields,
-    note: &DiskNote,
-    kind: FileKind,
-    reason: &str,
-    hash: &[u8; 32],
-    too_large: bool,
-) -> TantivyDocument {
-    let mut doc = file_document(fields, note, kind);
-    doc.add_text(fields.skipped, "yes");
-    doc.add_u64(
-        fields.stub,
-        if too_large {
-            STUB_TOO_LARGE
-        } else {
-            STUB_FAILED
-        },
-    );
-    doc.add_text(fields.skip_reason, reason);
-    doc.add_bytes(fields.hash, hash.as_slice());
-    doc
-}
-
-/// The index document of one note, or of a canvas's or PDF's text.
-pub(super) fn note_document(
-    fields: &Fields,
-    note: &DiskNote,
-    kind: FileKind,
-    text: &str,
-    exact: bool,
-    hash: &[u8; 32],
-) -> TantivyDocument {
-    let meta = note::parse(text);
-    let mut doc = file_document(fields, note, kind);
-    let file_name = note.rel.rsplit('/').next().unwrap_or("");
-    doc.add_text(fields.title, kind.strip(file_name));
-    for a in &meta.aliases {
-        doc.add_text(fields.aliases, a);
-    }
-    if !meta.tags.is_empty() {
-        doc.add_text(fields.tags, meta.tags.join(" "));
-    }
-    for t in crate::core::tag_terms(&meta.tags) {
-        doc.add_text(fields.tag_paths, t);
-    }
-    for p in crate::core::property_terms(&meta.properties) {
-        doc.add_text(fields.properties, p);
-    }
-    let headings: Vec<&str> = meta
-        .headings
-        .iter()
-        .filter(|h| h.level <= 3)
-        .map(|h| h.text.as_str())
-        .collect();
-    if !headings.is_empty() {
-        doc.add_text(fields.headings, headings.join("\n"));
-    }
-    doc.add_text(fields.body, text);
-    doc.add_bytes(fields.hash, hash.as_slice());
-    let table = passage::checkpoints(&mut analyzer::text_analyzer(), text, meta.body_start, exact);
-    if !table.is_empty() {
-        doc.add_bytes(fields.checkpoints, table.as_slice());
-    }
-    doc
 }
 
 #[cfg(test)]

@@ -11,9 +11,10 @@ use tantivy::schema::Field;
 use tantivy::tokenizer::{RawTokenizer, Stemmer, TextAnalyzer, TokenStream};
 use tantivy::{Searcher, Term};
 
-use super::{tune, ExpandedTerm, MatchKind, Variants};
-use crate::local::query::ParsedQuery;
+use super::{ExpandedTerm, MatchKind, Variants};
 use crate::local::schema::Fields;
+use crate::local::search::query::ParsedQuery;
+use crate::local::weights::tune;
 
 /// At most this many prefix/typo variants per term and field (the closest are kept).
 const MAX_VARIANTS: usize = 24;

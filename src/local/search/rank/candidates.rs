@@ -1,5 +1,5 @@
 //! The BM25 candidate query: every variant of every term with its field boost, coordination
-//! bonuses, the query as a phrase, and the filters ([`super::filter`]) inside the query so
+//! bonuses, the query as a phrase, and the filters ([`crate::local::search::filter`]) inside the query so
 //! they never shorten the result list.
 
 use std::collections::HashMap;
@@ -11,10 +11,11 @@ use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::Term;
 
 use super::coordination::CoordinationQuery;
-use super::filter::{self, Narrowing};
-use super::{tune, ExpandedTerm};
-use crate::local::query::ParsedQuery;
+use super::ExpandedTerm;
 use crate::local::schema::Fields;
+use crate::local::search::filter::{self, Narrowing};
+use crate::local::search::query::ParsedQuery;
+use crate::local::weights::tune;
 
 /// Field boosts of the candidate query.
 fn field_boosts(f: &Fields) -> [(Field, f32); 5] {

@@ -1,0 +1,76 @@
+//! Reading a listed file for the indexer: within its size cap (a file over it is never read,
+//! only named), and decoded as text.
+
+use std::fs::File;
+use std::io::{ErrorKind, Read};
+use std::path::Path;
+
+use crate::core::FileKind;
+
+/// The kind of a listed file (the walk lists only the three kinds).
+pub(in crate::local) fn kind_of(rel: &str) -> FileKind {
+    FileKind::of_name(rel).unwrap_or_default()
+}
+
+/// Why a file was not read.
+#[derive(Debug)]
+pub(in crate::local) enum Unread {
+    /// Over its size cap: the index keeps a placeholder, and the file is not read again until
+    /// it changes.
+    TooLarge(String),
+    /// Vanished or unreadable: tried again on the next run.
+    Failed(String),
+}
+
+/// The reason given for a file over its cap.
+pub(in crate::local) fn too_large(cap: u64, kind: FileKind) -> String {
+    let flag = match kind {
+        FileKind::Pdf => "--max-pdf-bytes",
+        _ => "--max-note-bytes",
+    };
+    format!("larger than {cap} bytes (see {flag})")
+}
+
+/// Reads a file of at most `cap` bytes; why, when it can't. A file whose `size_hint` (the
+/// walk's stat) is over the cap is not even opened.
+pub(in crate::local) fn read_capped(
+    path: &Path,
+    cap: u64,
+    size_hint: u64,
+    kind: FileKind,
+) -> Result<Vec<u8>, Unread> {
+    if size_hint > cap {
+        return Err(Unread::TooLarge(too_large(cap, kind)));
+    }
+    let file = File::open(path).map_err(|e| {
+        Unread::Failed(match e.kind() {
+            ErrorKind::NotFound => "vanished before it could be read".to_string(),
+            _ => format!("cannot read: {e}"),
+        })
+    })?;
+    // Sized from the walk's stat: the note comes in one read (and one more that sees the
+    // end), not in the doubling reads of an empty buffer.
+    let mut bytes = Vec::with_capacity(usize::try_from(size_hint.min(cap)).unwrap_or(0) + 1);
+    file.take(cap.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|e| Unread::Failed(format!("cannot read: {e}")))?;
+    if bytes.len() as u64 > cap {
+        return Err(Unread::TooLarge(too_large(cap, kind)));
+    }
+    Ok(bytes)
+}
+
+/// UTF-8 with invalid sequences replaced; a leading BOM is dropped. True when nothing was:
+/// the text is the file's bytes.
+pub(in crate::local) fn decode(bytes: Vec<u8>) -> (String, bool) {
+    // Valid UTF-8 (nearly every note) keeps its buffer: no copy of the note.
+    let (mut text, mut exact) = match String::from_utf8(bytes) {
+        Ok(t) => (t, true),
+        Err(e) => (String::from_utf8_lossy(e.as_bytes()).into_owned(), false),
+    };
+    if text.starts_with('\u{feff}') {
+        text.drain(..'\u{feff}'.len_utf8());
+        exact = false;
+    }
+    (text, exact)
+}

@@ -1,0 +1,215 @@
+//! The bonus signals of one candidate (see the module docs of `rank` for the list), from its
+//! features, how well its name matches the query and its best window.
+
+use std::collections::HashMap;
+
+use super::features::Features;
+use super::{proximity, ExpandedTerm};
+use crate::local::search::query::ParsedQuery;
+use crate::local::search::window::Window;
+use crate::local::weights::tune;
+
+/// Does the body hold `phrase` (consecutive positions)?
+pub(super) fn has_phrase(positions: &HashMap<String, Vec<u32>>, phrase: &[String]) -> bool {
+    let Some(first) = phrase.first().and_then(|t| positions.get(t)) else {
+        return false;
+    };
+    first.iter().any(|&p| {
+        phrase[1..].iter().enumerate().all(|(k, t)| {
+            positions
+                .get(t)
+                .is_some_and(|v| v.binary_search(&(p + k as u32 + 1)).is_ok())
+        })
+    })
+}
+
+/// The seed's bonus signals for one note (see the module docs), from its features and how
+/// well its name matches the query.
+pub(super) fn bonus(
+    q: &ParsedQuery,
+    terms: &[ExpandedTerm],
+    f: &Features,
+    name: f32,
+    window: Option<&Window>,
+) -> f32 {
+    let n = f.terms.len();
+    if n == 0 {
+        return 0.0;
+    }
+    let mut bonus = 0.0f32;
+    let mut min_match = 1.0f32;
+    let mut sum_match = 0.0f32;
+    let mut tf = 0.0f32;
+    for (k, (h, t)) in f.terms.iter().zip(terms).enumerate() {
+        let title = h.title.max(h.alias);
+        // In the text, a word counts where the best passage holds it, not anywhere in the note.
+        let (body, head, body_tf) = proximity::near(h.body, h.head, h.body_tf, window, k);
+        let matched = title.max(body).max(head).max(h.tags);
+        min_match = min_match.min(matched);
+        sum_match += matched * t.rarity;
+        tf += body_tf;
+        let r = if tune("rar_term", 0.0) > 0.0 {
+            t.rarity
+        } else {
+            1.0
+        };
+        bonus += tune("s_term", 20.0) * matched * r
+            + tune("s_title", 8.0) * title
+            + tune("s_head", 2.0) * h.head_tf.min(3.0) * proximity::focus(f.body_len);
+    }
+    if min_match > 0.0 {
+        bonus += tune("s_all", 80.0) * min_match;
+    } else {
+        let frac = sum_match / n as f32;
+        bonus += tune("s_part", 40.0) * frac.powf(tune("cov_pow", 2.0));
+    }
+    bonus += tf.min(tune("s_tf", 5.0));
+    // The query as the file name (or an alias): +80 scaled by how much of the query is in the
+    // name and how much of the name is the query, +40 more when they are the same words;
+    // otherwise the query as a phrase in the body +30.
+    bonus += tune("s_ptitle", 80.0) * name;
+    if name >= 0.999 {
+        bonus += tune("s_exact_title", 40.0);
+    } else if q.sequence.len() >= 2 && has_phrase(&f.positions, &q.sequence) {
+        bonus += tune("s_pbody", 30.0);
+    }
+    for p in &q.phrases {
+        if has_phrase(&f.positions, p) {
+            bonus += tune("s_qphrase", 60.0);
+        }
+    }
+    bonus
+}
+
+#[cfg(test)]
+mod tests {
+    //! Each signal of the README's table, in points, on hand-made features.
+    use super::*;
+    use crate::local::analyzer;
+    use crate::local::search::query;
+    use crate::local::search::rank::features::TermHits;
+    use crate::local::search::rank::Variants;
+
+    fn q(text: &str) -> ParsedQuery {
+        query::parse(&mut analyzer::text_analyzer(), text)
+    }
+
+    fn terms(q: &ParsedQuery) -> Vec<ExpandedTerm> {
+        q.terms
+            .iter()
+            .map(|t| ExpandedTerm {
+                text: t.text.clone(),
+                variants: Variants::default(),
+                rarity: 1.0,
+            })
+            .collect()
+    }
+
+    fn body(weight: f32, tf: f32) -> TermHits {
+        TermHits {
+            body: weight,
+            body_tf: tf,
+            ..TermHits::default()
+        }
+    }
+
+    fn feats(hits: Vec<TermHits>) -> Features {
+        Features {
+            path: String::new(),
+            terms: hits,
+            positions: HashMap::new(),
+            occs: Vec::new(),
+            body_len: 0,
+        }
+    }
+
+    /// The passage as if every body match of the features stood together in it.
+    fn together(f: &Features) -> Window {
+        Window {
+            per_term: f.terms.iter().map(|h| h.body).collect(),
+            tf: f.terms.iter().map(|h| h.body_tf).collect(),
+            ..Window::default()
+        }
+    }
+
+    fn points(query: &str, f: &Features, name: f32) -> f32 {
+        let pq = q(query);
+        bonus(&pq, &terms(&pq), f, name, Some(&together(f)))
+    }
+
+    #[test]
+    fn each_matched_word_all_words_and_term_frequency() {
+        // One word, in the text once: +20 (matched) +80 (all matched) +1 (tf).
+        assert_eq!(points("daemon", &feats(vec![body(1.0, 1.0)]), 0.0), 101.0);
+        // Through a variant of weight 0.5: both word signals scale.
+        assert_eq!(points("daemon", &feats(vec![body(0.5, 0.5)]), 0.0), 50.5);
+        // Term frequency stops at +5.
+        assert_eq!(points("daemon", &feats(vec![body(1.0, 40.0)]), 0.0), 105.0);
+    }
+
+    #[test]
+    fn words_count_in_the_passage_only() {
+        // Both words are in the text, but the best passage holds only the first: scored as a
+        // partial match (+20, +40 × (1/2)², +1 tf), not as all words.
+        let pq = q("stale lock");
+        let f = feats(vec![body(1.0, 1.0), body(1.0, 1.0)]);
+        let mut w = together(&f);
+        w.per_term[1] = 0.0;
+        w.tf[1] = 0.0;
+        assert_eq!(bonus(&pq, &terms(&pq), &f, 0.0, Some(&w)), 31.0);
+        assert_eq!(points("stale lock", &f, 0.0), 20.0 * 2.0 + 80.0 + 2.0);
+    }
+
+    #[test]
+    fn partial_matches_get_the_squared_share() {
+        // Two words, one matched: +20, +40 × (1/2)² = +10, +1 tf.
+        let f = feats(vec![body(1.0, 1.0), TermHits::default()]);
+        assert_eq!(points("stale lock", &f, 0.0), 31.0);
+    }
+
+    #[test]
+    fn words_in_the_name_and_in_headings() {
+        let base = points("daemon", &feats(vec![body(1.0, 1.0)]), 0.0);
+        let titled = TermHits {
+            title: 1.0,
+            ..body(1.0, 1.0)
+        };
+        assert_eq!(points("daemon", &feats(vec![titled]), 0.0) - base, 8.0);
+        let headed = TermHits {
+            head: 1.0,
+            head_tf: 7.0,
+            ..body(1.0, 1.0)
+        };
+        // +2 per occurrence in headings, up to 3 occurrences...
+        assert_eq!(points("daemon", &feats(vec![headed]), 0.0) - base, 6.0);
+        // ...scaled down in a note far longer than an article (2,000 tokens).
+        let mut long = feats(vec![headed]);
+        long.body_len = 8000;
+        assert_eq!(points("daemon", &long, 0.0) - base, 1.5);
+    }
+
+    #[test]
+    fn the_query_as_the_name() {
+        let f = feats(vec![body(1.0, 1.0)]);
+        let base = points("daemon", &f, 0.0);
+        assert_eq!(points("daemon", &f, 0.5) - base, 40.0);
+        // Identical: +80 and +40 more.
+        assert_eq!(points("daemon", &f, 1.0) - base, 120.0);
+    }
+
+    #[test]
+    fn phrases_in_the_text() {
+        let mut f = feats(vec![body(1.0, 1.0), body(1.0, 1.0)]);
+        let scattered = points("stale lock", &f, 0.0);
+        f.positions.insert("stale".into(), vec![3]);
+        f.positions.insert("lock".into(), vec![9]);
+        assert_eq!(points("stale lock", &f, 0.0), scattered);
+        f.positions.insert("lock".into(), vec![4, 9]);
+        // The query as a phrase: +30.
+        assert_eq!(points("stale lock", &f, 0.0) - scattered, 30.0);
+        // A quoted phrase present: +60 on top (the unquoted sequence still counts).
+        assert_eq!(points("\"stale lock\"", &f, 0.0) - scattered, 90.0);
+        // A name match replaces the body-phrase bonus.
+        assert_eq!(points("stale lock", &f, 1.0) - scattered, 120.0);
+    }
+}

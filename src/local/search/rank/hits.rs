@@ -1,0 +1,170 @@
+//! The hits of the re-ranked notes: each read back for its excerpt, line and heading, from the
+//! file for a giant note unchanged on disk, else from the stored document.
+
+use anyhow::{Context, Result};
+use tantivy::tokenizer::TextAnalyzer;
+use tantivy::{DocAddress, Searcher};
+
+use super::features::{Features, TermHits};
+use super::ExpandedTerm;
+use crate::core::{round_to, FileKind, SearchHit, ENGINE_LOCAL};
+use crate::local::schema::Fields;
+use crate::local::search::query::ParsedQuery;
+use crate::local::search::show;
+use crate::local::stored::{self, Stored};
+use crate::text::{excerpt, parts, stem_of};
+
+/// The hit of each `scored` candidate, in that order.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn build(
+    searcher: &Searcher,
+    fields: &Fields,
+    vault: &std::path::Path,
+    q: &ParsedQuery,
+    terms: &[ExpandedTerm],
+    candidates: &[(f32, DocAddress)],
+    scored: &[(f64, usize)],
+    feats: &mut [Features],
+    rarity: &[f32],
+    analyzer: &mut TextAnalyzer,
+) -> Result<Vec<SearchHit>> {
+    let phrases: Vec<&[String]> = q
+        .phrases
+        .iter()
+        .chain(std::iter::once(&q.sequence))
+        .map(Vec::as_slice)
+        .collect();
+    let mut out = Vec::with_capacity(scored.len());
+    for &(score, i) in scored {
+        let f = &mut feats[i];
+        // A giant note unchanged on disk: its passage comes from the file, not the doc store.
+        if let Some(d) = show::disk::show(
+            searcher,
+            fields,
+            vault,
+            candidates[i].1,
+            analyzer,
+            &phrases,
+            &f.positions,
+            &mut f.occs,
+            rarity,
+        )? {
+            let (matched, highlight) = matched_terms(terms, &f.terms);
+            let modified_ns = stored::mtime_of(searcher, fields, candidates[i].1);
+            out.push(SearchHit {
+                basename: stem_of(&d.path),
+                path: d.path,
+                // Only a note's text is its file's bytes: the others never take this path.
+                kind: FileKind::Note,
+                page: None,
+                score: round_to(score, 2),
+                engine: ENGINE_LOCAL.into(),
+                excerpt: d.excerpt,
+                line: Some(d.spot.line),
+                heading: d.spot.heading,
+                tags: d.tags,
+                aliases: d.aliases,
+                modified: modified_ns.and_then(crate::core::rfc3339),
+                modified_ns,
+                matched,
+                highlight,
+            });
+            continue;
+        }
+        out.push(stored_hit(
+            searcher,
+            fields,
+            candidates[i].1,
+            score,
+            terms,
+            f,
+            &phrases,
+            rarity,
+            analyzer,
+        )?);
+    }
+    Ok(out)
+}
+
+/// The hit of a note read back from its stored document.
+#[allow(clippy::too_many_arguments)]
+fn stored_hit(
+    searcher: &Searcher,
+    fields: &Fields,
+    addr: DocAddress,
+    score: f64,
+    terms: &[ExpandedTerm],
+    f: &mut Features,
+    phrases: &[&[String]],
+    rarity: &[f32],
+    analyzer: &mut TextAnalyzer,
+) -> Result<SearchHit> {
+    let doc = Stored::read(searcher, addr).context("reading a stored note")?;
+    let body = doc.body();
+    let table = doc.checkpoints();
+    // The best passage (a phrase first), located through the checkpoint table: the work
+    // is bounded by the passage, not the note.
+    let shown = show::show(
+        analyzer,
+        body,
+        table,
+        phrases,
+        &f.positions,
+        &mut f.occs,
+        rarity,
+    );
+    let pos = shown.spot.offset;
+    let path = doc.path().to_string();
+    let modified_ns = stored::mtime_of(searcher, fields, addr);
+    let (matched, highlight) = matched_terms(terms, &f.terms);
+    let kind = FileKind::of_name(&path).unwrap_or_default();
+    // A canvas's card or a PDF's page bounds the excerpt: it never mixes two of them.
+    let (excerpt, line, page) = match kind {
+        FileKind::Note => (
+            excerpt::make_excerpt_from(body, pos, shown.text_start),
+            Some(shown.spot.line),
+            None,
+        ),
+        FileKind::Canvas | FileKind::Pdf => {
+            let (from, to) = parts::bounds(body, pos);
+            let cut = excerpt::make_excerpt_from(&body[..to], pos, from);
+            // A line of the text made from a board or a PDF points nowhere in the file.
+            let page = (kind == FileKind::Pdf).then(|| parts::number_at(body, pos));
+            (cut, None, page)
+        }
+    };
+    Ok(SearchHit {
+        basename: stem_of(&path),
+        path,
+        kind,
+        page,
+        score: round_to(score, 2),
+        engine: ENGINE_LOCAL.into(),
+        excerpt,
+        line,
+        heading: match kind {
+            FileKind::Pdf => None,
+            _ => shown.spot.heading,
+        },
+        // From the stored fields: parsing the note again would read all of it.
+        tags: doc.tags(),
+        aliases: doc.aliases().map(str::to_string).collect(),
+        modified: modified_ns.and_then(crate::core::rfc3339),
+        modified_ns,
+        matched,
+        highlight,
+    })
+}
+
+/// The query terms a note matched, and every variant of them to highlight.
+fn matched_terms(terms: &[ExpandedTerm], hits: &[TermHits]) -> (Vec<String>, Vec<String>) {
+    let mut matched = Vec::new();
+    let mut highlight = Vec::new();
+    for (t, h) in terms.iter().zip(hits) {
+        if h.title.max(h.alias).max(h.head).max(h.body).max(h.tags) > 0.0 {
+            matched.push(t.text.clone());
+            highlight.extend(t.variants.all.keys().cloned());
+        }
+    }
+    (matched, highlight)
+}

@@ -1,0 +1,150 @@
+//! The re-rank: the bonus signals of the README's table, read from the candidates' postings
+//! (term frequencies per field, body positions for phrases: [`super::features`]), plus scaled
+//! BM25; then the returned notes are read back for their excerpt, line and heading
+//! ([`super::hits`]).
+
+use anyhow::Result;
+use tantivy::tokenizer::TextAnalyzer;
+use tantivy::{DocAddress, Searcher};
+
+use super::bonus::{bonus, has_phrase};
+use super::features::{self, Features};
+use super::matching::name_match;
+use super::{bm25_part, hits, proximity, ExpandedTerm};
+use crate::core::{SearchHit, Sort};
+use crate::local::analyzer;
+use crate::local::schema::Fields;
+use crate::local::search::query::ParsedQuery;
+use crate::local::search::window::{self, Window};
+use crate::local::stored::{self, Stored};
+use crate::local::weights::tune;
+use crate::text::stem_of;
+
+/// Re-ranks BM25 candidates with the bonus signals and returns the best `limit`, each with its
+/// excerpt; with [`Sort::Modified`], the newest `limit` of the re-ranked candidates, newest
+/// first (only those get an excerpt).
+///
+/// The signals come from the postings of the candidates (term frequencies, positions), so a
+/// note is only read back (and tokenized, for the excerpt) when it is returned; a giant note
+/// unchanged on disk is not read back at all, only its passage's stretch of the file.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn rerank(
+    searcher: &Searcher,
+    fields: &Fields,
+    q: &ParsedQuery,
+    terms: &[ExpandedTerm],
+    candidates: &[(f32, DocAddress)],
+    limit: usize,
+    order: Sort,
+    vault: &std::path::Path,
+    #[cfg_attr(not(feature = "tuning"), allow(unused_variables, clippy::ptr_arg))]
+    warnings: &mut Vec<String>,
+) -> Result<Vec<SearchHit>> {
+    let mut feats = features::read(searcher, fields, q, terms, candidates)?;
+    let mut analyzer = analyzer::text_analyzer();
+    let rarity: Vec<f32> = terms.iter().map(|t| t.rarity).collect();
+    let windows: Vec<Option<Window>> = feats
+        .iter_mut()
+        .map(|f| window::best_window(&mut f.occs, &rarity, window::window_tokens(), 0))
+        .collect();
+    let mut scored = score(
+        searcher,
+        q,
+        terms,
+        candidates,
+        &feats,
+        &windows,
+        &mut analyzer,
+        warnings,
+    )?;
+    sort(&mut scored, &feats, order, searcher, fields, candidates);
+    scored.truncate(limit);
+    hits::build(
+        searcher,
+        fields,
+        vault,
+        q,
+        terms,
+        candidates,
+        &scored,
+        &mut feats,
+        &rarity,
+        &mut analyzer,
+    )
+}
+
+/// The final score of each candidate (bonus + scaled BM25 − length prior), with its index in
+/// `candidates`; a candidate holding an excluded phrase is left out.
+#[allow(clippy::too_many_arguments)]
+fn score(
+    searcher: &Searcher,
+    q: &ParsedQuery,
+    terms: &[ExpandedTerm],
+    candidates: &[(f32, DocAddress)],
+    feats: &[Features],
+    windows: &[Option<Window>],
+    analyzer: &mut TextAnalyzer,
+    #[cfg_attr(not(feature = "tuning"), allow(unused_variables, clippy::ptr_arg))]
+    warnings: &mut Vec<String>,
+) -> Result<Vec<(f64, usize)>> {
+    let max_bm25 = candidates.iter().map(|c| c.0).fold(0.0f32, f32::max);
+    let mut scored: Vec<(f64, usize)> = Vec::with_capacity(candidates.len());
+    for (i, f) in feats.iter().enumerate() {
+        if q.excluded_phrases
+            .iter()
+            .any(|p| has_phrase(&f.positions, p))
+        {
+            continue;
+        }
+        let mut name = if f.path.is_empty() {
+            0.0
+        } else {
+            name_match(analyzer, &stem_of(&f.path), terms)
+        };
+        if f.terms.iter().any(|h| h.alias > 0.0) {
+            let doc = Stored::read(searcher, candidates[i].1)?;
+            for a in doc.aliases() {
+                name = name.max(name_match(analyzer, a, terms));
+            }
+        }
+        let bonus = bonus(q, terms, f, name, windows[i].as_ref());
+        let bm25 = candidates[i].0;
+        // Tuning builds only: each candidate's signals, to see why a note ranks where it does
+        // (the front-end prints warnings on stderr).
+        #[cfg(feature = "tuning")]
+        if std::env::var_os("VS_EXPLAIN").is_some() {
+            warnings.push(format!(
+                "{}: bonus={bonus} bm25={bm25} name={name} {:?}",
+                f.path, f.terms
+            ));
+        }
+        // A long note's BM25 says less about it: the same factor as its heading matches.
+        let bm25 =
+            bm25_part(bm25, max_bm25) * proximity::focus(f.body_len).powf(tune("focus_bm25", 1.0));
+        let prior = proximity::length_prior(f.body_len, terms.len());
+        scored.push((f64::from(bonus + bm25 - prior), i));
+    }
+    Ok(scored)
+}
+
+/// Best first (ties by path); with [`Sort::Modified`], newest first.
+fn sort(
+    scored: &mut [(f64, usize)],
+    feats: &[Features],
+    order: Sort,
+    searcher: &Searcher,
+    fields: &Fields,
+    candidates: &[(f32, DocAddress)],
+) {
+    scored.sort_by(|a, b| {
+        b.0.partial_cmp(&a.0)
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then_with(|| feats[a.1].path.cmp(&feats[b.1].path))
+    });
+    if order == Sort::Modified {
+        // Stable: notes of the same time keep their relevance order.
+        scored.sort_by_cached_key(|&(_, i)| {
+            std::cmp::Reverse(stored::mtime_of(searcher, fields, candidates[i].1))
+        });
+    }
+}
