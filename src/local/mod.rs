@@ -32,11 +32,11 @@ use crate::core::{round_to, IndexOptions, IndexProgress, IndexReport, SearchHit,
 use index::refresh;
 
 pub(crate) use checkpoint::work as passage_work;
+#[cfg(feature = "cli")]
+pub(crate) use index::extract;
 #[cfg(feature = "serve")]
 pub(crate) use index::store::now_ns;
 pub(crate) use index::store::{Store, WriterLock};
-#[cfg(feature = "cli")]
-pub(crate) use index::extract;
 pub(crate) use index::{changed_by_stat, has_pdfs, pdf, skipped_files};
 #[cfg(test)]
 pub(crate) use search::query;

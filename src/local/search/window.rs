@@ -8,11 +8,11 @@
 //! words counting more), taken from the postings' positions it reads anyway; a hit is shown
 //! from the same window.
 
-use crate::local::weights::tune;
+use crate::local::weights::weights;
 
 /// Body positions per window: a passage of a few sentences.
 pub(crate) fn window_tokens() -> u32 {
-    tune("passage", 40.0).max(1.0) as u32
+    weights().passage.max(1.0) as u32
 }
 
 /// One occurrence of a query term (through one of its variants) in a note's body.

@@ -7,7 +7,7 @@ use super::features::Features;
 use super::{proximity, ExpandedTerm};
 use crate::local::search::query::ParsedQuery;
 use crate::local::search::window::Window;
-use crate::local::weights::tune;
+use crate::local::weights::weights;
 
 /// Does the body hold `phrase` (consecutive positions)?
 pub(super) fn has_phrase(positions: &HashMap<String, Vec<u32>>, phrase: &[String]) -> bool {
@@ -48,34 +48,34 @@ pub(super) fn bonus(
         min_match = min_match.min(matched);
         sum_match += matched * t.rarity;
         tf += body_tf;
-        let r = if tune("rar_term", 0.0) > 0.0 {
+        let r = if weights().rar_term > 0.0 {
             t.rarity
         } else {
             1.0
         };
-        bonus += tune("s_term", 20.0) * matched * r
-            + tune("s_title", 8.0) * title
-            + tune("s_head", 2.0) * h.head_tf.min(3.0) * proximity::focus(f.body_len);
+        bonus += weights().s_term * matched * r
+            + weights().s_title * title
+            + weights().s_head * h.head_tf.min(3.0) * proximity::focus(f.body_len);
     }
     if min_match > 0.0 {
-        bonus += tune("s_all", 80.0) * min_match;
+        bonus += weights().s_all * min_match;
     } else {
         let frac = sum_match / n as f32;
-        bonus += tune("s_part", 40.0) * frac.powf(tune("cov_pow", 2.0));
+        bonus += weights().s_part * frac.powf(weights().cov_pow);
     }
-    bonus += tf.min(tune("s_tf", 5.0));
+    bonus += tf.min(weights().s_tf);
     // The query as the file name (or an alias): +80 scaled by how much of the query is in the
     // name and how much of the name is the query, +40 more when they are the same words;
     // otherwise the query as a phrase in the body +30.
-    bonus += tune("s_ptitle", 80.0) * name;
+    bonus += weights().s_ptitle * name;
     if name >= 0.999 {
-        bonus += tune("s_exact_title", 40.0);
+        bonus += weights().s_exact_title;
     } else if q.sequence.len() >= 2 && has_phrase(&f.positions, &q.sequence) {
-        bonus += tune("s_pbody", 30.0);
+        bonus += weights().s_pbody;
     }
     for p in &q.phrases {
         if has_phrase(&f.positions, p) {
-            bonus += tune("s_qphrase", 60.0);
+            bonus += weights().s_qphrase;
         }
     }
     bonus

@@ -15,15 +15,15 @@ use super::ExpandedTerm;
 use crate::local::schema::Fields;
 use crate::local::search::filter::{self, Narrowing};
 use crate::local::search::query::ParsedQuery;
-use crate::local::weights::tune;
+use crate::local::weights::weights;
 
 /// Field boosts of the candidate query.
 fn field_boosts(f: &Fields) -> [(Field, f32); 5] {
     [
-        (f.title, tune("b_title", 4.0)),
-        (f.aliases, tune("b_title", 4.0)),
-        (f.headings, tune("b_head", 2.0)),
-        (f.tags, tune("b_tags", 1.5)),
+        (f.title, weights().b_title),
+        (f.aliases, weights().b_title),
+        (f.headings, weights().b_head),
+        (f.tags, weights().b_tags),
         (f.body, 1.0),
     ]
 }
@@ -69,8 +69,8 @@ pub(in crate::local) fn candidate_query(
             Occur::Should,
             Box::new(CoordinationQuery::new(
                 term_queries,
-                tune("c_all", 3.0),
-                tune("c_loo", 1.5),
+                weights().c_all,
+                weights().c_loo,
             )),
         ));
     }

@@ -14,7 +14,7 @@ use tantivy::{Searcher, Term};
 use super::{ExpandedTerm, MatchKind, Variants};
 use crate::local::schema::Fields;
 use crate::local::search::query::ParsedQuery;
-use crate::local::weights::tune;
+use crate::local::weights::weights;
 
 /// At most this many prefix/typo variants per term and field (the closest are kept).
 const MAX_VARIANTS: usize = 24;
@@ -114,7 +114,7 @@ fn expand_among(
     // hold only once or twice, get the typo walk.
     let known =
         doc_freq_in(searcher, fields.body, term)? + doc_freq_in(searcher, fields.title, term)?;
-    let typo_distance = if known > tune("typo_known_df", 2.0) as u64 {
+    let typo_distance = if known > weights().typo_known_df as u64 {
         0
     } else {
         typo_distance_for(chars, known)
@@ -306,7 +306,7 @@ pub(in crate::local) fn set_rarity(
     fields: &Fields,
     terms: &mut [ExpandedTerm],
 ) -> Result<()> {
-    let p = tune("idf_pow", 1.0);
+    let p = weights().idf_pow;
     if terms.is_empty() || p == 0.0 {
         return Ok(());
     }

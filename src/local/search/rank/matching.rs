@@ -5,7 +5,7 @@ use tantivy::tokenizer::TextAnalyzer;
 
 use super::ExpandedTerm;
 use crate::local::analyzer;
-use crate::local::weights::tune;
+use crate::local::weights::weights;
 
 /// How well a name (file name or alias) and the query cover each other: the share of query
 /// terms found in the name times the share of the name's words that are query terms, each
@@ -48,5 +48,5 @@ pub(super) fn name_match(analyzer: &mut TextAnalyzer, name: &str, terms: &[Expan
         })
         .sum::<f32>()
         / parts.len() as f32;
-    query_cover.powf(tune("qc_pow", 3.0)) * name_cover
+    query_cover.powf(weights().qc_pow) * name_cover
 }

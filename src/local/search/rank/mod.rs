@@ -15,7 +15,7 @@
 //! 3. **Re-rank** of the top [`CANDIDATES`] ([`rerank`]): signals read from the postings
 //!    ([`features`]), where a match through a variant counts its weight and a word in the text
 //!    counts only inside the note's best window of 40 body positions. The bonus ([`bonus`]),
-//!    with the defaults of `crate::local::weights`: +20 per matched term (× its weight), +8 per
+//!    with the defaults of the [`Weights`](crate::local::weights::Weights) table: +20 per matched term (× its weight), +8 per
 //!    term in the file name or an alias, +2 per heading occurrence of a term (at most 3,
 //!    scaled down beyond 2,000 tokens); when every term matches +80 × the weakest match, else
 //!    +40 × (the rarity-weighted share matched)²; the terms' weighted frequency in the window
@@ -23,7 +23,7 @@
 //!    more when they are the same words, otherwise the query as a phrase in the body +30; +60
 //!    per quoted phrase present. The final score adds BM25 scaled to 20 × BM25 ÷ the best
 //!    candidate's (with the same length factor as headings) and takes off a length prior for
-//!    notes beyond 2,000 tokens ([`proximity`]). [`BM25_WEIGHT`] (BM25 × 2 instead) applies
+//!    notes beyond 2,000 tokens ([`proximity`]). Unnormalised BM25 (× `bm25`) applies
 //!    only when a tuning build sets `bm25norm=0`; the defaults never take that branch.
 
 mod bonus;
@@ -40,7 +40,7 @@ use std::collections::HashMap;
 
 use tantivy::schema::Field;
 
-use crate::local::weights::tune;
+use crate::local::weights::weights;
 
 pub(in crate::local) use candidates::candidate_query;
 pub(in crate::local) use expand::{expand_query, set_rarity};
@@ -48,12 +48,9 @@ pub(in crate::local) use rerank::rerank;
 
 /// How many BM25 candidates are re-ranked.
 pub(in crate::local) const CANDIDATES: usize = 100;
-/// BM25's factor when it is not normalised (a tuning build with `bm25norm=0`): the
-/// defaults normalise it instead.
-const BM25_WEIGHT: f32 = 2.0;
 
 fn bm25_part(bm25: f32, max: f32) -> f32 {
-    let norm = tune("bm25norm", 20.0);
+    let norm = weights().bm25norm;
     if norm > 0.0 {
         if max > 0.0 {
             norm * bm25 / max
@@ -61,7 +58,7 @@ fn bm25_part(bm25: f32, max: f32) -> f32 {
             0.0
         }
     } else {
-        tune("bm25", BM25_WEIGHT) * bm25
+        weights().bm25 * bm25
     }
 }
 
@@ -80,10 +77,10 @@ impl MatchKind {
     fn weight(self) -> f32 {
         match self {
             MatchKind::Exact => 1.0,
-            MatchKind::Inflection => tune("w_infl", 0.7),
-            MatchKind::Typo1 => tune("w_typo1", 0.75),
-            MatchKind::Prefix => tune("w_prefix", 0.5),
-            MatchKind::Typo2 => tune("w_typo2", 0.6),
+            MatchKind::Inflection => weights().w_infl,
+            MatchKind::Typo1 => weights().w_typo1,
+            MatchKind::Prefix => weights().w_prefix,
+            MatchKind::Typo2 => weights().w_typo2,
         }
     }
 }

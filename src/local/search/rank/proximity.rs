@@ -2,7 +2,7 @@
 //! long note's note-wide signals are worth.
 
 use crate::local::search::window::Window;
-use crate::local::weights::tune;
+use crate::local::weights::weights;
 
 /// What the bonus signals count of term `k` in the text: its best variant weight, its
 /// heading match and its weighted frequency, all within the best window (the heading text is
@@ -14,7 +14,7 @@ pub(crate) fn near(
     window: Option<&Window>,
     k: usize,
 ) -> (f32, f32, f32) {
-    if tune("prox", 1.0) == 0.0 {
+    if weights().prox == 0.0 {
         return (body, head, body_tf);
     }
     let (w, tf) = window.map_or((0.0, 0.0), |w| {
@@ -23,16 +23,8 @@ pub(crate) fn near(
             w.tf.get(k).copied().unwrap_or(0.0),
         )
     });
-    let head = if tune("prox_head", 0.0) > 0.0 {
-        head
-    } else {
-        0.0
-    };
-    let tf = if tune("prox_tf", 1.0) > 0.0 {
-        tf
-    } else {
-        body_tf
-    };
+    let head = if weights().prox_head > 0.0 { head } else { 0.0 };
+    let tf = if weights().prox_tf > 0.0 { tf } else { body_tf };
     (w, head, tf)
 }
 
@@ -40,8 +32,8 @@ pub(crate) fn near(
 /// up to a long article, then falling with the length. A heading match in a note of a
 /// thousand headings says little about what the note is about.
 pub(crate) fn focus(body_len: u32) -> f32 {
-    let long = tune("focus_len", 2000.0);
-    if tune("prox", 1.0) == 0.0 || body_len as f32 <= long {
+    let long = weights().focus_len;
+    if weights().prox == 0.0 || body_len as f32 <= long {
         1.0
     } else {
         long / body_len as f32
@@ -55,12 +47,12 @@ pub(crate) fn focus(body_len: u32) -> f32 {
 /// growing with the log of how many there are. Only a combination of words gains from that
 /// choice: one word is in the note or not, so a one-word query costs nothing.
 pub(crate) fn length_prior(body_len: u32, terms: usize) -> f32 {
-    let long = tune("focus_len", 2000.0);
-    if tune("prox", 1.0) == 0.0 || body_len as f32 <= long || terms < 2 {
+    let long = weights().focus_len;
+    if weights().prox == 0.0 || body_len as f32 <= long || terms < 2 {
         0.0
     } else {
         let combined = (terms - 1) as f32 / terms as f32;
-        tune("len_prior", 5.0) * (body_len as f32 / long).ln() * combined
+        weights().len_prior * (body_len as f32 / long).ln() * combined
     }
 }
 

@@ -17,7 +17,7 @@ use crate::local::schema::Fields;
 use crate::local::search::query::ParsedQuery;
 use crate::local::search::window::{self, Window};
 use crate::local::stored::{self, Stored};
-use crate::local::weights::tune;
+use crate::local::weights::weights;
 use crate::text::stem_of;
 
 /// Re-ranks BM25 candidates with the bonus signals and returns the best `limit`, each with its
@@ -120,7 +120,7 @@ fn score(
         }
         // A long note's BM25 says less about it: the same factor as its heading matches.
         let bm25 =
-            bm25_part(bm25, max_bm25) * proximity::focus(f.body_len).powf(tune("focus_bm25", 1.0));
+            bm25_part(bm25, max_bm25) * proximity::focus(f.body_len).powf(weights().focus_bm25);
         let prior = proximity::length_prior(f.body_len, terms.len());
         scored.push((f64::from(bonus + bm25 - prior), i));
     }
