@@ -80,7 +80,7 @@ fn run(config: &Config) -> Result<()> {
             }
         }
         Action::Skill(s) => {
-            let bin = skill::binary_path()?;
+            let bin = crate::paths::binary_path()?;
             if s.agents_md {
                 write!(out, "{}", skill::agents_md(&bin))
             } else if s.install {

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use clap::ValueEnum;
 
-use crate::cli::skill::slashed;
+use crate::paths::slashed;
 
 /// The MCP clients `--print-config` knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

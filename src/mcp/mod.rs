@@ -106,7 +106,7 @@ pub(crate) struct Ctx {
 /// Serves MCP on stdin/stdout until EOF (or prints a setup snippet).
 pub fn run(opts: McpOptions) -> Result<()> {
     if let Some(client) = opts.print_config {
-        let bin = crate::cli::skill::binary_path()?;
+        let bin = crate::paths::binary_path()?;
         print!("{}", config_snippets::snippet(client, &bin, &opts.vault));
         return Ok(());
     }
