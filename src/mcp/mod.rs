@@ -63,22 +63,6 @@ fn output_schema() -> Arc<rmcp::model::JsonObject> {
     }
 }
 
-/// `vault-search mcp` flags.
-#[derive(Debug, Clone, clap::Args)]
-pub struct McpArgs {
-    /// Omnisearch HTTP port (1-65535) [default: $OMNISEARCH_PORT, else 51361]
-    #[arg(long, value_name = "P", value_parser = clap::value_parser!(u16).range(1..))]
-    pub port: Option<u16>,
-
-    /// How long a search waits for the first index build of a vault before it says to retry
-    #[arg(long, value_name = "SECS", default_value_t = 30)]
-    pub index_wait: u64,
-
-    /// Print the setup snippet for an MCP client (with this binary's path) and exit
-    #[arg(long, value_enum, value_name = "CLIENT")]
-    pub print_config: Option<Client>,
-}
-
 /// Everything the server needs, resolved by [`crate::config`].
 #[derive(Debug, Clone)]
 pub struct McpOptions {
