@@ -9,11 +9,11 @@
 
 use proptest::prelude::*;
 
-use crate::cli::print as output;
 use crate::core as config;
 use crate::local::{analyzer, query};
 use crate::omnisearch;
 use crate::text::excerpt;
+use crate::text::terminal as output;
 
 /// Text that mixes the hard cases: ASCII syntax, quotes, dashes, controls, CJK, RTL, emoji,
 /// combining marks.

@@ -301,11 +301,11 @@ pub(crate) fn index_status(ctx: &Ctx) -> CallToolResult {
     let background = match ctx.indexer.phase() {
         Phase::NotStarted => "not started".to_string(),
         Phase::Running { since } => format!("running for {}s", since.elapsed().as_secs()),
-        Phase::Finished(Outcome::Indexed(r)) => crate::cli::print::index_summary(&r),
+        Phase::Finished(Outcome::Indexed(r)) => r.to_string(),
         Phase::Finished(Outcome::Busy) => "another process was indexing".to_string(),
         Phase::Finished(Outcome::Failed(why)) => format!("failed: {why}"),
     };
-    let mut text = crate::cli::print::status_text(&st);
+    let mut text = st.to_string();
     let _ = writeln!(text, "{:<18}{background}", "background index");
     let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
     if let Ok(serde_json::Value::Object(mut map)) = serde_json::to_value(&st) {
