@@ -11,7 +11,7 @@
 //! diagnostics go to stderr. EOF on stdin ends the server with exit 0.
 
 mod background;
-pub mod config_snippets;
+pub(crate) mod config_snippets;
 mod framing;
 mod read_note;
 mod tools;
@@ -28,7 +28,7 @@ use rmcp::model::{CallToolResult, ErrorData};
 use rmcp::{tool, tool_handler, tool_router, ServerHandler, ServiceExt};
 
 use background::Indexer;
-pub use config_snippets::Client;
+pub(crate) use config_snippets::Client;
 
 /// The schema of `search_notes`' structured answer: the output contract's own types, without
 /// their field documentation, number formats and defaults (the README has them; tool
@@ -65,19 +65,19 @@ fn output_schema() -> Arc<rmcp::model::JsonObject> {
 
 /// Everything the server needs, resolved by [`crate::config`].
 #[derive(Debug, Clone)]
-pub struct McpOptions {
+pub(crate) struct McpOptions {
     /// Canonical vault directory.
-    pub vault: PathBuf,
+    pub(crate) vault: PathBuf,
     /// User cache directory (the index lives below it); `None`: each search indexes in memory.
-    pub cache_dir: Option<PathBuf>,
+    pub(crate) cache_dir: Option<PathBuf>,
     /// Omnisearch HTTP port.
-    pub port: u16,
+    pub(crate) port: u16,
     /// How long a search waits for the first index build.
-    pub index_wait: Duration,
+    pub(crate) index_wait: Duration,
     /// Print this client's setup snippet instead of serving.
-    pub print_config: Option<Client>,
+    pub(crate) print_config: Option<Client>,
     /// How PDFs are indexed: as the CLI does, or its updates would drop the CLI's PDFs.
-    pub pdf: crate::core::PdfLimits,
+    pub(crate) pdf: crate::core::PdfLimits,
 }
 
 /// State shared by all tool calls.
@@ -88,7 +88,7 @@ pub(crate) struct Ctx {
 }
 
 /// Serves MCP on stdin/stdout until EOF (or prints a setup snippet).
-pub fn run(opts: McpOptions) -> Result<()> {
+pub(crate) fn run(opts: McpOptions) -> Result<()> {
     if let Some(client) = opts.print_config {
         let bin = crate::paths::binary_path()?;
         print!("{}", config_snippets::snippet(client, &bin, &opts.vault));

@@ -29,29 +29,29 @@ const REFRESH_WAIT: Duration = Duration::from_secs(1);
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 pub(crate) struct SearchParams {
     /// Words to find; "quoted phrase", -word to exclude
-    pub query: String,
+    pub(crate) query: String,
     /// Max hits (1-50, default 10)
     #[schemars(range(min = 1, max = 50))]
-    pub limit: Option<u16>,
+    pub(crate) limit: Option<u16>,
     /// Only notes below this vault-relative folder
-    pub folder: Option<String>,
+    pub(crate) folder: Option<String>,
     /// Skip notes below these folders
     #[serde(default)]
-    pub exclude: Vec<String>,
+    pub(crate) exclude: Vec<String>,
     /// Engine: auto (Omnisearch if Obsidian runs, else local index), omnisearch, local
-    pub source: Option<SourceParam>,
+    pub(crate) source: Option<SourceParam>,
     /// Only notes with all these tags ("project" also matches "project/alpha")
     #[serde(default)]
-    pub tags: Vec<String>,
+    pub(crate) tags: Vec<String>,
     /// Modified since: 2026-11-30[T14:00], 7d, 12h, 30m, today, yesterday
-    pub since: Option<String>,
+    pub(crate) since: Option<String>,
     /// Modified until (same forms)
-    pub until: Option<String>,
+    pub(crate) until: Option<String>,
     /// Frontmatter conditions: "key=value" or "key" (has it)
     #[serde(default, rename = "where")]
-    pub where_: Vec<String>,
+    pub(crate) where_: Vec<String>,
     /// relevance (default) or modified (newest first)
-    pub sort: Option<SortParam>,
+    pub(crate) sort: Option<SortParam>,
 }
 
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]

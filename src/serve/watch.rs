@@ -43,23 +43,23 @@ const RETRY: Duration = Duration::from_millis(500);
 /// What `/health` and the heartbeat report; shared with the HTTP side.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct WatchState {
-    pub caught_up: bool,
-    pub last_event_ns: Option<i64>,
-    pub last_update_ns: Option<i64>,
-    pub notes: u64,
-    pub last_error: Option<String>,
-    pub updates: u64,
+    pub(crate) caught_up: bool,
+    pub(crate) last_event_ns: Option<i64>,
+    pub(crate) last_update_ns: Option<i64>,
+    pub(crate) notes: u64,
+    pub(crate) last_error: Option<String>,
+    pub(crate) updates: u64,
 }
 
 /// Settings of the loop.
 #[derive(Debug, Clone)]
 pub(crate) struct WatchConfig {
-    pub vault: PathBuf,
-    pub cache_dir: PathBuf,
-    pub port: u16,
+    pub(crate) vault: PathBuf,
+    pub(crate) cache_dir: PathBuf,
+    pub(crate) port: u16,
     /// Full stat walk this often even without events.
-    pub rescan_every: Duration,
-    pub pdf: crate::core::PdfLimits,
+    pub(crate) rescan_every: Duration,
+    pub(crate) pdf: crate::core::PdfLimits,
 }
 
 enum Signal {
