@@ -11,12 +11,12 @@
 //! diagnostics go to stderr. EOF on stdin ends the server with exit 0.
 
 mod background;
-pub(crate) mod config_snippets;
+mod config_snippets;
+mod context;
 mod framing;
 mod read_note;
 mod tools;
 
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -29,6 +29,8 @@ use rmcp::{tool, tool_handler, tool_router, ServerHandler, ServiceExt};
 
 use background::Indexer;
 pub(crate) use config_snippets::Client;
+use context::Ctx;
+pub(crate) use context::McpOptions;
 
 /// The schema of `search_notes`' structured answer: the output contract's own types, without
 /// their field documentation, number formats and defaults (the README has them; tool
@@ -61,30 +63,6 @@ fn output_schema() -> Arc<rmcp::model::JsonObject> {
         serde_json::Value::Object(m) => Arc::new(m),
         _ => schema_for_output::<crate::SearchResponse>(),
     }
-}
-
-/// Everything the server needs, resolved by [`crate::config`].
-#[derive(Debug, Clone)]
-pub(crate) struct McpOptions {
-    /// Canonical vault directory.
-    pub(crate) vault: PathBuf,
-    /// User cache directory (the index lives below it); `None`: each search indexes in memory.
-    pub(crate) cache_dir: Option<PathBuf>,
-    /// Omnisearch HTTP port.
-    pub(crate) port: u16,
-    /// How long a search waits for the first index build.
-    pub(crate) index_wait: Duration,
-    /// Print this client's setup snippet instead of serving.
-    pub(crate) print_config: Option<Client>,
-    /// How PDFs are indexed: as the CLI does, or its updates would drop the CLI's PDFs.
-    pub(crate) pdf: crate::core::PdfLimits,
-}
-
-/// State shared by all tool calls.
-#[derive(Debug)]
-pub(crate) struct Ctx {
-    pub(crate) opts: McpOptions,
-    pub(crate) indexer: Arc<Indexer>,
 }
 
 /// Serves MCP on stdin/stdout until EOF (or prints a setup snippet).

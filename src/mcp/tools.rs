@@ -13,7 +13,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::background::{Outcome, Phase};
-use super::Ctx;
+use super::context::Ctx;
 use crate::core::{ENGINE_OFFLINE, ENGINE_OMNISEARCH};
 use crate::dispatch::{self, Asked, OmnisearchFirst};
 use crate::{Filters, Scope, SearchOptions, SearchResponse, Sort, Source};
