@@ -7,6 +7,10 @@
 //! search without words (filters only) goes to the local index at once, as the plugin can't
 //! list notes; `omnisearch` alone reports a failure as the engine `omnisearch (offline)` with empty
 //! results and an `error`, so "nothing searched" is never mistaken for "no matches".
+//!
+//! A caller with no local index yet (the MCP server while its first build runs) asks
+//! [`omnisearch_first`]: Omnisearch's hits answer at once; otherwise the same answer goes to
+//! [`auto_after`], which falls back as `auto` does without asking the plugin again.
 
 use std::borrow::Cow;
 use std::time::{Duration, Instant};
@@ -231,5 +235,32 @@ fn compare(
         },
         omnisearch,
         local,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn auto_after_takes_the_answer_it_is_given() {
+        let dir = tempfile::tempdir().unwrap();
+        let vault = dir.path().join("vault");
+        std::fs::create_dir(&vault).unwrap();
+        std::fs::write(vault.join("kotlin.md"), "# Kotlin\nThe daemon.\n").unwrap();
+        let mut opts = SearchOptions::new(&vault, "daemon");
+        opts.cache_dir = Some(dir.path().join("cache"));
+        // Nothing listens on port 1: asking again would say "connection refused".
+        opts.port = 1;
+        let asked = Asked {
+            answer: Some(Err(EngineError::OmnisearchUnavailable(
+                "asked before".into(),
+            ))),
+            took: Duration::ZERO,
+        };
+        let r = auto_after(&opts, asked).unwrap();
+        assert_eq!(r.engine, ENGINE_LOCAL);
+        assert_eq!(r.fallback_reason.as_deref(), Some("asked before"));
+        assert_eq!(r.results[0].path, "kotlin.md");
     }
 }
