@@ -7,8 +7,13 @@
 //! search without words (filters only) goes to the local index at once, as the plugin can't
 //! list notes; `omnisearch` alone reports a failure as the engine `omnisearch (offline)` with empty
 //! results and an `error`, so "nothing searched" is never mistaken for "no matches".
+//!
+//! A caller with no local index yet (the MCP server while its first build runs) asks
+//! [`omnisearch_first`]: Omnisearch's hits answer at once; otherwise the same answer goes to
+//! [`auto_after`], which falls back as `auto` does without asking the plugin again.
 
-use std::time::Instant;
+use std::borrow::Cow;
+use std::time::{Duration, Instant};
 
 use anyhow::Result;
 
@@ -21,22 +26,88 @@ use crate::omnisearch;
 
 /// Runs one search with the engine `opts.source` asks for.
 pub(crate) fn search(opts: &SearchOptions) -> Result<SearchResponse> {
+    run(opts, None)
+}
+
+/// Omnisearch asked ahead of an `auto` search, by a caller that would rather not wait for the
+/// local index to be built.
+#[cfg(feature = "mcp")]
+#[derive(Debug)]
+pub(crate) enum OmnisearchFirst {
+    /// Omnisearch had hits: they are the answer (even when a folder or a filter left fewer
+    /// than the limit: no index is there to do better).
+    Answered(Box<SearchResponse>),
+    /// It had none, or did not answer: the local engine must. Pass this to [`auto_after`], so
+    /// the search does not ask Omnisearch a second time.
+    Declined(Asked),
+}
+
+/// What Omnisearch said to a search it did not answer.
+#[derive(Debug)]
+pub(crate) struct Asked {
+    /// `None`: not asked (a search without words, which the plugin can't answer).
+    answer: Option<Result<omnisearch::OmniAnswer, EngineError>>,
+    took: Duration,
+}
+
+/// Asks Omnisearch alone for `opts`; its hits are the answer, anything less leaves the search
+/// to [`auto_after`].
+#[cfg(feature = "mcp")]
+pub(crate) fn omnisearch_first(opts: &SearchOptions) -> OmnisearchFirst {
     let started = Instant::now();
-    // `--folder notes` means the folder `Notes`, as it does on the case-insensitive disks of
-    // macOS and Windows: the index and the plugin compare paths exactly.
-    let respelled;
-    let opts = if opts.scope.is_everything() {
-        opts
-    } else {
-        respelled = SearchOptions {
-            scope: opts
-                .scope
-                .respelled(|f| crate::paths::as_on_disk(&opts.vault, f)),
-            ..opts.clone()
-        };
-        &respelled
-    };
-    let mut response = SearchResponse {
+    if opts.query.trim().is_empty() {
+        return OmnisearchFirst::Declined(Asked {
+            answer: None,
+            took: Duration::ZERO,
+        });
+    }
+    let opts = &respelled(opts);
+    match omnisearch::search(opts) {
+        Ok(answer) if !answer.hits.is_empty() => {
+            let mut response = empty_response(opts);
+            response.engine = ENGINE_OMNISEARCH.into();
+            response.results = answer.hits;
+            OmnisearchFirst::Answered(Box::new(finish(response, started.elapsed())))
+        }
+        answer => OmnisearchFirst::Declined(Asked {
+            answer: Some(answer),
+            took: started.elapsed(),
+        }),
+    }
+}
+
+/// The `auto` search after [`omnisearch_first`] declined: Omnisearch's answer is taken from
+/// `asked` instead of asking again. Other sources ignore `asked`.
+#[cfg(feature = "mcp")]
+pub(crate) fn auto_after(opts: &SearchOptions, asked: Asked) -> Result<SearchResponse> {
+    run(opts, Some(asked))
+}
+
+/// A usable committed local index of `opts.vault` exists: a search can read it at once,
+/// where without one it builds the index first.
+#[cfg(feature = "mcp")]
+pub(crate) fn has_index(opts: &SearchOptions) -> bool {
+    opts.cache_dir
+        .as_deref()
+        .is_some_and(|cache| local::has_index(cache, &opts.vault))
+}
+
+/// `--folder notes` means the folder `Notes`, as it does on the case-insensitive disks of
+/// macOS and Windows: the index and the plugin compare paths exactly.
+fn respelled(opts: &SearchOptions) -> Cow<'_, SearchOptions> {
+    if opts.scope.is_everything() {
+        return Cow::Borrowed(opts);
+    }
+    Cow::Owned(SearchOptions {
+        scope: opts
+            .scope
+            .respelled(|f| crate::paths::as_on_disk(&opts.vault, f)),
+        ..opts.clone()
+    })
+}
+
+fn empty_response(opts: &SearchOptions) -> SearchResponse {
+    SearchResponse {
         query: opts.query.clone(),
         engine: String::new(),
         elapsed_seconds: 0.0,
@@ -50,7 +121,21 @@ pub(crate) fn search(opts: &SearchOptions) -> Result<SearchResponse> {
         omnisearch_hits: None,
         comparison: None,
         warnings: Vec::new(),
-    };
+    }
+}
+
+fn finish(mut response: SearchResponse, elapsed: Duration) -> SearchResponse {
+    response.total_results = response.results.len();
+    response.elapsed_seconds = round_to(elapsed.as_secs_f64(), 3);
+    response
+}
+
+/// One search; `asked` holds Omnisearch's answer when an `auto` search had it already.
+fn run(opts: &SearchOptions, asked: Option<Asked>) -> Result<SearchResponse> {
+    let started = Instant::now();
+    let earlier = asked.as_ref().map_or(Duration::ZERO, |a| a.took);
+    let opts = &respelled(opts);
+    let mut response = empty_response(opts);
     let wordless = opts.query.trim().is_empty();
     match opts.source {
         Source::Local => use_local(opts, &mut response)?,
@@ -69,7 +154,10 @@ pub(crate) fn search(opts: &SearchOptions) -> Result<SearchResponse> {
                 response.error = Some(reason(e));
             }
         },
-        Source::Auto => match omnisearch::search(opts) {
+        Source::Auto => match asked
+            .and_then(|a| a.answer)
+            .unwrap_or_else(|| omnisearch::search(opts))
+        {
             Ok(answer) => {
                 // Omnisearch requires every word: one extra word empties its answer. And it
                 // caps at 50 results, which a narrow --folder or a filter can cut down to too
@@ -106,9 +194,7 @@ pub(crate) fn search(opts: &SearchOptions) -> Result<SearchResponse> {
             ));
         }
     }
-    response.total_results = response.results.len();
-    response.elapsed_seconds = round_to(started.elapsed().as_secs_f64(), 3);
-    Ok(response)
+    Ok(finish(response, started.elapsed() + earlier))
 }
 
 fn reason(e: EngineError) -> String {
@@ -153,5 +239,32 @@ fn compare(
         },
         omnisearch,
         local,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn auto_after_takes_the_answer_it_is_given() {
+        let dir = tempfile::tempdir().unwrap();
+        let vault = dir.path().join("vault");
+        std::fs::create_dir(&vault).unwrap();
+        std::fs::write(vault.join("kotlin.md"), "# Kotlin\nThe daemon.\n").unwrap();
+        let mut opts = SearchOptions::new(&vault, "daemon");
+        opts.cache_dir = Some(dir.path().join("cache"));
+        // Nothing listens on port 1: asking again would say "connection refused".
+        opts.port = 1;
+        let asked = Asked {
+            answer: Some(Err(EngineError::OmnisearchUnavailable(
+                "asked before".into(),
+            ))),
+            took: Duration::ZERO,
+        };
+        let r = auto_after(&opts, asked).unwrap();
+        assert_eq!(r.engine, ENGINE_LOCAL);
+        assert_eq!(r.fallback_reason.as_deref(), Some("asked before"));
+        assert_eq!(r.results[0].path, "kotlin.md");
     }
 }

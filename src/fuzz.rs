@@ -9,12 +9,11 @@
 
 use proptest::prelude::*;
 
-#[cfg(feature = "cli")]
-use crate::cli::print as output;
 use crate::core as config;
 use crate::local::{analyzer, query};
 use crate::omnisearch;
 use crate::text::excerpt;
+use crate::text::terminal as output;
 
 /// Text that mixes the hard cases: ASCII syntax, quotes, dashes, controls, CJK, RTL, emoji,
 /// combining marks.
@@ -71,7 +70,6 @@ proptest! {
         prop_assert!(!cleaned.contains('\n'));
     }
 
-    #[cfg(feature = "cli")]
     #[test]
     fn terminal_output_has_no_escapes(text in nasty()) {
         let s = output::sanitize_for_terminal(&text);

@@ -12,6 +12,8 @@
 
 use std::path::{Path, PathBuf};
 
+use anyhow::{Context, Result};
+
 /// `root` joined with the `/`-separated vault-relative `rel`, one component at a time (empty
 /// and `.` segments skipped). The caller has checked `rel` for `..` and roots where that
 /// matters.
@@ -104,6 +106,25 @@ fn plain_windows_path(verbatim: &str) -> Option<String> {
     ok.then_some(plain)
 }
 
+/// The absolute path of the running binary (what the skill's `allowed-tools` pre-approves and
+/// the MCP setup snippets name).
+#[cfg_attr(not(feature = "cli"), allow(dead_code))]
+pub(crate) fn binary_path() -> Result<PathBuf> {
+    let exe = std::env::current_exe().context("cannot find the path of this binary")?;
+    Ok(canonicalize(&exe).unwrap_or(exe))
+}
+
+/// A path as a shell command names it: on Windows with `/` separators, which Git Bash (where
+/// `\` is an escape character), PowerShell and `cmd` all accept.
+#[cfg_attr(not(feature = "cli"), allow(dead_code))]
+pub(crate) fn slashed(path: &str, windows: bool) -> String {
+    if windows {
+        path.replace('\\', "/")
+    } else {
+        path.to_string()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -178,5 +199,15 @@ mod tests {
             assert_eq!(got, dir.path().canonicalize().unwrap());
         }
         assert!(got.is_absolute());
+    }
+
+    #[test]
+    fn windows_commands_use_forward_slashes() {
+        assert_eq!(
+            slashed(r"C:\Tools\bin\vault-search.exe", true),
+            "C:/Tools/bin/vault-search.exe"
+        );
+        // On Unix a backslash is part of a file name.
+        assert_eq!(slashed(r"/opt/odd\name", false), r"/opt/odd\name");
     }
 }

@@ -1,6 +1,7 @@
 //! The status of a vault: what the index holds, how stale it is, and whether Omnisearch
 //! answers — the first thing to run when results look wrong.
 
+use std::fmt;
 use std::path::Path;
 
 use anyhow::Result;
@@ -9,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use crate::core::SkippedFile;
 use crate::local::{self, schema, Store};
 use crate::omnisearch;
+use crate::text::terminal::sanitize_for_terminal;
 
 /// The status report (`--json`).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -72,6 +74,110 @@ pub struct ServerStatus {
     pub last_event_at: Option<String>,
     pub last_update_at: Option<String>,
     pub heartbeat_at: Option<String>,
+}
+
+/// The report as text, one `key  value` line each, as `vault-search status` and the MCP
+/// server's `index_status` show it; file names are made safe for a terminal.
+impl fmt::Display for Status {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let st = self;
+        let mut line = |k: &str, v: String| writeln!(f, "{k:<18}{v}");
+        line("vault", st.vault.clone())?;
+        line(
+            "index",
+            st.index_dir
+                .clone()
+                .unwrap_or_else(|| "(no cache directory)".into()),
+        )?;
+        if let Some(e) = &st.index_error {
+            line(
+                "index error",
+                format!("{e} (the next search or `index` rebuilds it)"),
+            )?;
+        } else if st.indexed {
+            line("notes indexed", st.notes.to_string())?;
+            line(
+                "index size",
+                format!("{:.1} MiB", st.index_bytes as f64 / 1048576.0),
+            )?;
+            line(
+                "last indexed",
+                st.last_indexed_at.clone().unwrap_or_default(),
+            )?;
+            line(
+                "changed since",
+                st.changed_since
+                    .map_or("?".into(), |n| format!("{n} notes")),
+            )?;
+            if st.skipped > 0 {
+                let names: Vec<String> = st
+                    .skipped_files
+                    .iter()
+                    .map(|f| sanitize_for_terminal(&f.path))
+                    .collect();
+                line(
+                    "skipped",
+                    format!(
+                        "{} too large or unreadable: {}",
+                        st.skipped,
+                        names.join(", ")
+                    ),
+                )?;
+            }
+        } else {
+            line(
+                "notes indexed",
+                "none yet (the first search or `index` builds it)".into(),
+            )?;
+        }
+        let cap = |n: u64, default: u64| {
+            let note = if n == default { " (default)" } else { "" };
+            format!("{n} bytes{note}")
+        };
+        line(
+            "size caps",
+            format!(
+                "notes {}, PDFs {}",
+                cap(st.max_note_bytes, crate::core::DEFAULT_MAX_NOTE_BYTES),
+                cap(st.max_pdf_bytes, crate::core::DEFAULT_MAX_PDF_BYTES)
+            ),
+        )?;
+        if !st.skipped_files.is_empty() {
+            line(
+                "not indexable",
+                format!("{} files (see status --json)", st.skipped_files.len()),
+            )?;
+        }
+        line("schema", st.schema.clone())?;
+        let omni = if st.omnisearch_answers {
+            "answers".to_string()
+        } else {
+            format!(
+                "no answer ({})",
+                st.omnisearch_error.clone().unwrap_or_default()
+            )
+        };
+        line("omnisearch", format!("port {}: {omni}", st.omnisearch_port))?;
+        if let Some(s) = &st.server {
+            let opt = |v: &Option<String>| v.clone().unwrap_or_else(|| "never".into());
+            line(
+                "serve",
+                format!(
+                    "pid {}, port {}: {} (last event {}, last update {})",
+                    s.pid.map_or("?".into(), |p| p.to_string()),
+                    s.port.map_or("?".into(), |p| p.to_string()),
+                    if s.live {
+                        "watching, searches skip the walk"
+                    } else {
+                        "behind or not responding"
+                    },
+                    opt(&s.last_event_at),
+                    opt(&s.last_update_at)
+                ),
+            )?;
+        }
+        Ok(())
+    }
 }
 
 /// Gathers the status of `vault`.

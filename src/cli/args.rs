@@ -99,10 +99,27 @@ pub(crate) enum Command {
     Completions(CompletionsArgs),
     /// Serve the search as an MCP server on stdin/stdout (for Claude, Codex, Cursor)
     #[cfg(feature = "mcp")]
-    Mcp(crate::mcp::McpArgs),
+    Mcp(McpArgs),
     /// Watch the vault, keep its index current, and answer Omnisearch's HTTP API on loopback
     #[cfg(feature = "serve")]
     Serve(ServeArgs),
+}
+
+/// `vault-search mcp` flags.
+#[cfg(feature = "mcp")]
+#[derive(Debug, Clone, ClapArgs)]
+pub(crate) struct McpArgs {
+    /// Omnisearch HTTP port (1-65535) [default: $OMNISEARCH_PORT, else 51361]
+    #[arg(long, value_name = "P", value_parser = clap::value_parser!(u16).range(1..))]
+    pub(crate) port: Option<u16>,
+
+    /// How long a search waits for the first index build of a vault before it says to retry
+    #[arg(long, value_name = "SECS", default_value_t = 30)]
+    pub(crate) index_wait: u64,
+
+    /// Print the setup snippet for an MCP client (with this binary's path) and exit
+    #[arg(long, value_enum, value_name = "CLIENT")]
+    pub(crate) print_config: Option<crate::mcp::Client>,
 }
 
 #[cfg(feature = "serve")]

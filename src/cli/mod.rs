@@ -5,9 +5,9 @@
 mod args;
 mod config;
 mod extract;
-pub(crate) mod print;
+mod print;
 mod progress;
-pub(crate) mod skill;
+mod skill;
 
 use std::io::{self, Write};
 use std::process::ExitCode;
@@ -76,11 +76,11 @@ fn run(config: &Config) -> Result<()> {
             if config.json {
                 print::write_json(&mut out, &st)
             } else {
-                write!(out, "{}", print::status_text(&st))
+                write!(out, "{st}")
             }
         }
         Action::Skill(s) => {
-            let bin = skill::binary_path()?;
+            let bin = crate::paths::binary_path()?;
             if s.agents_md {
                 write!(out, "{}", skill::agents_md(&bin))
             } else if s.install {
@@ -121,7 +121,7 @@ fn run(config: &Config) -> Result<()> {
             if config.json {
                 print::write_json(&mut out, &report)
             } else {
-                writeln!(out, "{}", print::index_summary(&report))
+                writeln!(out, "{report}")
             }
         }
     };

@@ -1,61 +1,14 @@
 //! What the command line prints: text for people (sanitised, optionally highlighted) and
-//! JSON for scripts and agents (the types of [`crate::core`], serialised as they are).
+//! JSON for scripts and agents (the types of [`crate::core`], serialised as they are). The
+//! status and index reports print through their `Display`, which the MCP server shares.
 
 use std::io::{self, Write};
 
 use serde::Serialize;
 
-use crate::core::{Comparison, IndexReport, SearchResponse};
+use crate::core::{Comparison, SearchResponse};
 use crate::local::analyzer;
-use crate::status::Status;
-
-/// Removes control characters and ANSI escape sequences so a note can't drive the terminal.
-pub(crate) fn sanitize_for_terminal(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    let mut chars = s.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c == '\u{1b}' {
-            // CSI: ESC [ params final-byte; OSC: ESC ] ... BEL or ESC \ ; other: ESC + one char.
-            match chars.peek() {
-                Some('[') => {
-                    chars.next();
-                    for n in chars.by_ref() {
-                        if ('\u{40}'..='\u{7e}').contains(&n) {
-                            break;
-                        }
-                    }
-                }
-                Some(']') => {
-                    chars.next();
-                    while let Some(n) = chars.next() {
-                        if n == '\u{7}' {
-                            break;
-                        }
-                        if n == '\u{1b}' {
-                            chars.next();
-                            break;
-                        }
-                    }
-                }
-                Some(_) => {
-                    chars.next();
-                }
-                None => {}
-            }
-        } else if c == '\t' || c == '\n' || c == '\r' {
-            out.push(' ');
-        } else if c.is_control() || is_bidi_control(c) {
-            // dropped: C0/C1 controls, DEL, and bidi overrides that reorder what is shown
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
-fn is_bidi_control(c: char) -> bool {
-    matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
-}
+use crate::text::terminal::sanitize_for_terminal;
 
 /// Writes the human-readable form; `color` highlights the matched words (ANSI bold red);
 /// `dated` shows each note's modification time instead of its score (results sorted by date).
@@ -181,130 +134,9 @@ pub(crate) fn write_json<T: Serialize>(w: &mut dyn Write, value: &T) -> io::Resu
     writeln!(w)
 }
 
-/// The one-line summary of an index run.
-pub(crate) fn index_summary(r: &IndexReport) -> String {
-    if r.busy {
-        return "another vault-search process is indexing this vault; nothing to do".to_string();
-    }
-    format!(
-        "indexed {} notes: {} added, {} updated, {} removed, {} unchanged, {} skipped in {:.3}s",
-        r.notes, r.added, r.updated, r.removed, r.unchanged, r.skipped, r.elapsed_seconds
-    )
-}
-
-/// The report as text.
-pub(crate) fn status_text(st: &Status) -> String {
-    let mut out = String::new();
-    let mut line = |k: &str, v: String| out.push_str(&format!("{k:<18}{v}\n"));
-    line("vault", st.vault.clone());
-    line(
-        "index",
-        st.index_dir
-            .clone()
-            .unwrap_or_else(|| "(no cache directory)".into()),
-    );
-    if let Some(e) = &st.index_error {
-        line(
-            "index error",
-            format!("{e} (the next search or `index` rebuilds it)"),
-        );
-    } else if st.indexed {
-        line("notes indexed", st.notes.to_string());
-        line(
-            "index size",
-            format!("{:.1} MiB", st.index_bytes as f64 / 1048576.0),
-        );
-        line(
-            "last indexed",
-            st.last_indexed_at.clone().unwrap_or_default(),
-        );
-        line(
-            "changed since",
-            st.changed_since
-                .map_or("?".into(), |n| format!("{n} notes")),
-        );
-        if st.skipped > 0 {
-            let names: Vec<String> = st
-                .skipped_files
-                .iter()
-                .map(|f| sanitize_for_terminal(&f.path))
-                .collect();
-            line(
-                "skipped",
-                format!(
-                    "{} too large or unreadable: {}",
-                    st.skipped,
-                    names.join(", ")
-                ),
-            );
-        }
-    } else {
-        line(
-            "notes indexed",
-            "none yet (the first search or `index` builds it)".into(),
-        );
-    }
-    let cap = |n: u64, default: u64| {
-        let note = if n == default { " (default)" } else { "" };
-        format!("{n} bytes{note}")
-    };
-    line(
-        "size caps",
-        format!(
-            "notes {}, PDFs {}",
-            cap(st.max_note_bytes, crate::core::DEFAULT_MAX_NOTE_BYTES),
-            cap(st.max_pdf_bytes, crate::core::DEFAULT_MAX_PDF_BYTES)
-        ),
-    );
-    if !st.skipped_files.is_empty() {
-        line(
-            "not indexable",
-            format!("{} files (see status --json)", st.skipped_files.len()),
-        );
-    }
-    line("schema", st.schema.clone());
-    let omni = if st.omnisearch_answers {
-        "answers".to_string()
-    } else {
-        format!(
-            "no answer ({})",
-            st.omnisearch_error.clone().unwrap_or_default()
-        )
-    };
-    line("omnisearch", format!("port {}: {omni}", st.omnisearch_port));
-    if let Some(s) = &st.server {
-        let opt = |v: &Option<String>| v.clone().unwrap_or_else(|| "never".into());
-        line(
-            "serve",
-            format!(
-                "pid {}, port {}: {} (last event {}, last update {})",
-                s.pid.map_or("?".into(), |p| p.to_string()),
-                s.port.map_or("?".into(), |p| p.to_string()),
-                if s.live {
-                    "watching, searches skip the walk"
-                } else {
-                    "behind or not responding"
-                },
-                opt(&s.last_event_at),
-                opt(&s.last_update_at)
-            ),
-        );
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn strips_escapes_and_controls() {
-        let s = "a\u{1b}[31mred\u{1b}[0m b\u{1b}]0;title\u{7}c\u{0}d\u{202e}e\tf";
-        assert_eq!(
-            sanitize_for_terminal(s),
-            "aredm bcde f".replace("redm", "red")
-        );
-    }
 
     #[test]
     fn highlights_matched_forms() {

@@ -153,6 +153,27 @@ pub struct IndexReport {
     pub warnings: Vec<String>,
 }
 
+/// The one-line summary of an index run, as the command line and the MCP server show it.
+impl std::fmt::Display for IndexReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.busy {
+            return f
+                .write_str("another vault-search process is indexing this vault; nothing to do");
+        }
+        write!(
+            f,
+            "indexed {} notes: {} added, {} updated, {} removed, {} unchanged, {} skipped in {:.3}s",
+            self.notes,
+            self.added,
+            self.updated,
+            self.removed,
+            self.unchanged,
+            self.skipped,
+            self.elapsed_seconds
+        )
+    }
+}
+
 /// A file the indexer skipped, and why.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
 pub struct SkippedFile {

@@ -6,11 +6,11 @@ use std::path::Path;
 
 use clap::ValueEnum;
 
-use crate::cli::skill::slashed;
+use crate::paths::slashed;
 
 /// The MCP clients `--print-config` knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Client {
+pub(crate) enum Client {
     /// `claude mcp add …` (a command to run)
     ClaudeCode,
     /// claude_desktop_config.json

@@ -11,12 +11,12 @@
 //! diagnostics go to stderr. EOF on stdin ends the server with exit 0.
 
 mod background;
-pub mod config_snippets;
+mod config_snippets;
+mod context;
 mod framing;
 mod read_note;
 mod tools;
 
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -28,7 +28,9 @@ use rmcp::model::{CallToolResult, ErrorData};
 use rmcp::{tool, tool_handler, tool_router, ServerHandler, ServiceExt};
 
 use background::Indexer;
-pub use config_snippets::Client;
+pub(crate) use config_snippets::Client;
+use context::Ctx;
+pub(crate) use context::McpOptions;
 
 /// The schema of `search_notes`' structured answer: the output contract's own types, without
 /// their field documentation, number formats and defaults (the README has them; tool
@@ -63,50 +65,10 @@ fn output_schema() -> Arc<rmcp::model::JsonObject> {
     }
 }
 
-/// `vault-search mcp` flags.
-#[derive(Debug, Clone, clap::Args)]
-pub struct McpArgs {
-    /// Omnisearch HTTP port (1-65535) [default: $OMNISEARCH_PORT, else 51361]
-    #[arg(long, value_name = "P", value_parser = clap::value_parser!(u16).range(1..))]
-    pub port: Option<u16>,
-
-    /// How long a search waits for the first index build of a vault before it says to retry
-    #[arg(long, value_name = "SECS", default_value_t = 30)]
-    pub index_wait: u64,
-
-    /// Print the setup snippet for an MCP client (with this binary's path) and exit
-    #[arg(long, value_enum, value_name = "CLIENT")]
-    pub print_config: Option<Client>,
-}
-
-/// Everything the server needs, resolved by [`crate::config`].
-#[derive(Debug, Clone)]
-pub struct McpOptions {
-    /// Canonical vault directory.
-    pub vault: PathBuf,
-    /// User cache directory (the index lives below it); `None`: each search indexes in memory.
-    pub cache_dir: Option<PathBuf>,
-    /// Omnisearch HTTP port.
-    pub port: u16,
-    /// How long a search waits for the first index build.
-    pub index_wait: Duration,
-    /// Print this client's setup snippet instead of serving.
-    pub print_config: Option<Client>,
-    /// How PDFs are indexed: as the CLI does, or its updates would drop the CLI's PDFs.
-    pub pdf: crate::core::PdfLimits,
-}
-
-/// State shared by all tool calls.
-#[derive(Debug)]
-pub(crate) struct Ctx {
-    pub(crate) opts: McpOptions,
-    pub(crate) indexer: Arc<Indexer>,
-}
-
 /// Serves MCP on stdin/stdout until EOF (or prints a setup snippet).
-pub fn run(opts: McpOptions) -> Result<()> {
+pub(crate) fn run(opts: McpOptions) -> Result<()> {
     if let Some(client) = opts.print_config {
-        let bin = crate::cli::skill::binary_path()?;
+        let bin = crate::paths::binary_path()?;
         print!("{}", config_snippets::snippet(client, &bin, &opts.vault));
         return Ok(());
     }

@@ -26,15 +26,15 @@ const DEFAULT_CONTEXT: u64 = 20;
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 pub(crate) struct ReadParams {
     /// Vault-relative path of a note, as search_notes returns it
-    pub path: String,
+    pub(crate) path: String,
     /// Line to center on (1-based), e.g. a hit's line
-    pub line: Option<u64>,
+    pub(crate) line: Option<u64>,
     /// With line: lines before and after it (default 20)
-    pub context: Option<u64>,
+    pub(crate) context: Option<u64>,
     /// First line to return (1-based; without line)
-    pub from_line: Option<u64>,
+    pub(crate) from_line: Option<u64>,
     /// Lines to return from from_line (max 400)
-    pub max_lines: Option<u64>,
+    pub(crate) max_lines: Option<u64>,
 }
 
 /// Runs `read_note` (blocking: call it on a blocking thread).

@@ -13,8 +13,9 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::background::{Outcome, Phase};
-use super::Ctx;
+use super::context::Ctx;
 use crate::core::{ENGINE_OFFLINE, ENGINE_OMNISEARCH};
+use crate::dispatch::{self, Asked, OmnisearchFirst};
 use crate::{Filters, Scope, SearchOptions, SearchResponse, Sort, Source};
 
 /// Most hits one call may ask for: more would flood the conversation.
@@ -28,29 +29,29 @@ const REFRESH_WAIT: Duration = Duration::from_secs(1);
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 pub(crate) struct SearchParams {
     /// Words to find; "quoted phrase", -word to exclude
-    pub query: String,
+    pub(crate) query: String,
     /// Max hits (1-50, default 10)
     #[schemars(range(min = 1, max = 50))]
-    pub limit: Option<u16>,
+    pub(crate) limit: Option<u16>,
     /// Only notes below this vault-relative folder
-    pub folder: Option<String>,
+    pub(crate) folder: Option<String>,
     /// Skip notes below these folders
     #[serde(default)]
-    pub exclude: Vec<String>,
+    pub(crate) exclude: Vec<String>,
     /// Engine: auto (Omnisearch if Obsidian runs, else local index), omnisearch, local
-    pub source: Option<SourceParam>,
+    pub(crate) source: Option<SourceParam>,
     /// Only notes with all these tags ("project" also matches "project/alpha")
     #[serde(default)]
-    pub tags: Vec<String>,
+    pub(crate) tags: Vec<String>,
     /// Modified since: 2026-11-30[T14:00], 7d, 12h, 30m, today, yesterday
-    pub since: Option<String>,
+    pub(crate) since: Option<String>,
     /// Modified until (same forms)
-    pub until: Option<String>,
+    pub(crate) until: Option<String>,
     /// Frontmatter conditions: "key=value" or "key" (has it)
     #[serde(default, rename = "where")]
-    pub where_: Vec<String>,
+    pub(crate) where_: Vec<String>,
     /// relevance (default) or modified (newest first)
-    pub sort: Option<SortParam>,
+    pub(crate) sort: Option<SortParam>,
 }
 
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
@@ -130,14 +131,21 @@ pub(crate) fn search_notes(ctx: &Ctx, p: SearchParams) -> CallToolResult {
             ..crate::core::Limits::default()
         },
     };
-    let mut notice = None;
+    let (mut notice, mut asked) = (None, None);
     if source != Source::Omnisearch {
         match prepare_local(ctx, &mut opts) {
-            Prepared::Search(n) => notice = n,
+            Prepared::Search {
+                notice: n,
+                asked: a,
+            } => (notice, asked) = (n, a),
             Prepared::Answered(answer) => return answer,
         }
     }
-    match crate::search(&opts) {
+    let searched = match asked {
+        Some(asked) => dispatch::auto_after(&opts, asked),
+        None => crate::search(&opts),
+    };
+    match searched {
         Ok(r) => answer(with_notice(r, notice)),
         Err(e) => tool_error(format!("search failed: {e:#}")),
     }
@@ -145,8 +153,11 @@ pub(crate) fn search_notes(ctx: &Ctx, p: SearchParams) -> CallToolResult {
 
 enum Prepared {
     /// Search with the (possibly changed) options; the notice says how the index state shaped
-    /// the answer.
-    Search(Option<String>),
+    /// the answer; `asked` is what Omnisearch already said, so it is not asked twice.
+    Search {
+        notice: Option<String>,
+        asked: Option<Asked>,
+    },
     /// Already answered (Omnisearch alone, or an error).
     Answered(CallToolResult),
 }
@@ -155,31 +166,49 @@ enum Prepared {
 /// indexing the vault a second time next to the background build.
 fn prepare_local(ctx: &Ctx, opts: &mut SearchOptions) -> Prepared {
     ctx.indexer.ensure_started(false);
-    if !matches!(ctx.indexer.phase(), Phase::Running { .. }) && has_index(ctx) {
-        return Prepared::Search(None);
-    }
-    if has_index(ctx) {
-        if let Phase::Running { since } = ctx.indexer.wait(REFRESH_WAIT.min(ctx.opts.index_wait)) {
-            opts.refresh = false;
-            return Prepared::Search(Some(format!(
-                "the index is being updated in the background ({}s so far): answered from the \
-                 last committed index",
-                since.elapsed().as_secs()
-            )));
-        }
-        return Prepared::Search(None);
+    if dispatch::has_index(opts) {
+        return Prepared::Search {
+            notice: while_refreshing(ctx, opts),
+            asked: None,
+        };
     }
     // No index yet. Omnisearch needs none: when Obsidian answers, that is the answer.
+    let mut asked = None;
     if opts.source == Source::Auto {
-        let mut omni = opts.clone();
-        omni.source = Source::Omnisearch;
-        if let Ok(r) = crate::search(&omni) {
-            if r.engine == ENGINE_OMNISEARCH && !r.results.is_empty() {
+        match dispatch::omnisearch_first(opts) {
+            OmnisearchFirst::Answered(r) => {
                 let note = "the local index is still being built; Omnisearch answered".to_string();
-                return Prepared::Answered(answer(with_notice(r, Some(note))));
+                return Prepared::Answered(answer(with_notice(*r, Some(note))));
             }
+            OmnisearchFirst::Declined(a) => asked = Some(a),
         }
     }
+    match wait_for_first_build(ctx, opts) {
+        Ok(notice) => Prepared::Search { notice, asked },
+        Err(refusal) => Prepared::Answered(refusal),
+    }
+}
+
+/// With an index there: a background refresh that is still running after a moment is not
+/// waited for; the search reads the last commit and the notice says so.
+fn while_refreshing(ctx: &Ctx, opts: &mut SearchOptions) -> Option<String> {
+    if !matches!(ctx.indexer.phase(), Phase::Running { .. }) {
+        return None;
+    }
+    let Phase::Running { since } = ctx.indexer.wait(REFRESH_WAIT.min(ctx.opts.index_wait)) else {
+        return None;
+    };
+    opts.refresh = false;
+    Some(format!(
+        "the index is being updated in the background ({}s so far): answered from the last \
+         committed index",
+        since.elapsed().as_secs()
+    ))
+}
+
+/// Waits up to `index_wait` for the first build of the vault's index: the notice when the
+/// wait was noticeable, or the tool's refusal when the build is still running.
+fn wait_for_first_build(ctx: &Ctx, opts: &SearchOptions) -> Result<Option<String>, CallToolResult> {
     let started = std::time::Instant::now();
     let deadline = started + ctx.opts.index_wait;
     loop {
@@ -188,22 +217,17 @@ fn prepare_local(ctx: &Ctx, opts: &mut SearchOptions) -> Prepared {
         ctx.indexer.ensure_started(true);
         let left = deadline.saturating_duration_since(std::time::Instant::now());
         let phase = ctx.indexer.wait(left);
-        if has_index(ctx) {
+        if dispatch::has_index(opts) {
             let waited = started.elapsed().as_secs_f64();
-            return Prepared::Search(
-                (waited >= 0.5).then(|| {
-                    format!("waited {waited:.1}s for the first index build of this vault")
-                }),
-            );
+            return Ok((waited >= 0.5)
+                .then(|| format!("waited {waited:.1}s for the first index build of this vault")));
         }
         match phase {
             // No cache dir or a failed build: the engine indexes in memory for this search,
             // which is slow but answers.
-            Phase::Finished(Outcome::Failed(_) | Outcome::Indexed(_)) => {
-                return Prepared::Search(None)
-            }
+            Phase::Finished(Outcome::Failed(_) | Outcome::Indexed(_)) => return Ok(None),
             _ if left.is_zero() => {
-                return Prepared::Answered(tool_error(format!(
+                return Err(tool_error(format!(
                     "the local index of this vault is still being built (waited {}s); try again \
                      in a minute, or use source=omnisearch while Obsidian runs",
                     ctx.opts.index_wait.as_secs()
@@ -216,14 +240,6 @@ fn prepare_local(ctx: &Ctx, opts: &mut SearchOptions) -> Prepared {
             _ => {}
         }
     }
-}
-
-/// A usable committed index exists.
-fn has_index(ctx: &Ctx) -> bool {
-    ctx.opts
-        .cache_dir
-        .as_deref()
-        .is_some_and(|cache| crate::local::has_index(cache, &ctx.opts.vault))
 }
 
 /// The structured answer plus its one-line-per-hit text.
@@ -301,11 +317,11 @@ pub(crate) fn index_status(ctx: &Ctx) -> CallToolResult {
     let background = match ctx.indexer.phase() {
         Phase::NotStarted => "not started".to_string(),
         Phase::Running { since } => format!("running for {}s", since.elapsed().as_secs()),
-        Phase::Finished(Outcome::Indexed(r)) => crate::cli::print::index_summary(&r),
+        Phase::Finished(Outcome::Indexed(r)) => r.to_string(),
         Phase::Finished(Outcome::Busy) => "another process was indexing".to_string(),
         Phase::Finished(Outcome::Failed(why)) => format!("failed: {why}"),
     };
-    let mut text = crate::cli::print::status_text(&st);
+    let mut text = st.to_string();
     let _ = writeln!(text, "{:<18}{background}", "background index");
     let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
     if let Ok(serde_json::Value::Object(mut map)) = serde_json::to_value(&st) {

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use crate::core::EngineError;
 
-use super::reply::parse_reply;
+use super::reply::{parse_reply, OmniHit};
 
 /// The whole exchange (connect, headers, body) must finish within this.
 pub(crate) const DEADLINE: Duration = Duration::from_millis(800);
@@ -15,20 +15,6 @@ pub(crate) const DEADLINE: Duration = Duration::from_millis(800);
 pub(crate) const MAX_BODY_BYTES: u64 = 16 * 1024 * 1024;
 /// The plugin answers at most this many results.
 pub(crate) const MAX_RESULTS: usize = 50;
-
-/// One hit as the plugin reported it, cleaned.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct OmniHit {
-    pub path: String,
-    pub basename: String,
-    pub score: f64,
-    /// Plain one-line text.
-    pub excerpt: String,
-    /// UTF-16 offset of the match the excerpt is built around.
-    pub offset_utf16: Option<usize>,
-    /// The index words the plugin matched (`foundWords`).
-    pub found_words: Vec<String>,
-}
 
 /// Asks the plugin on `port` (loopback only: 127.0.0.1, then [::1]) within [`DEADLINE`].
 pub(crate) fn query(port: u16, q: &str) -> Result<Vec<OmniHit>, EngineError> {

@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use super::client::OmniHit;
+use super::reply::OmniHit;
 use crate::core::{round_to, FileKind, Filters, Scope, SearchHit, Sort, ENGINE_OMNISEARCH};
 use crate::paths;
 use crate::text::{excerpt, note};

@@ -10,6 +10,7 @@
 mod client;
 mod enrich;
 mod reply;
+pub(crate) mod wire;
 
 use crate::core::{EngineError, SearchHit, SearchOptions};
 

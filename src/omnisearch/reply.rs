@@ -1,76 +1,52 @@
-//! The plugin's reply: parsed, cleaned, and checked to stay inside the vault.
+//! The plugin's reply, cleaned: one hit per path, plain one-line excerpts, lowercase words,
+//! and no path that would leave the vault.
 
 use std::path::{Component, Path};
 
-use serde_json::Value;
-
-use super::client::OmniHit;
+use super::wire;
 use crate::core::EngineError;
 use crate::text::{excerpt, stem_of};
 
+/// One hit as the plugin reported it, cleaned.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct OmniHit {
+    pub path: String,
+    pub basename: String,
+    pub score: f64,
+    /// Plain one-line text.
+    pub excerpt: String,
+    /// UTF-16 offset of the match the excerpt is built around.
+    pub offset_utf16: Option<usize>,
+    /// The index words the plugin matched (`foundWords`).
+    pub found_words: Vec<String>,
+}
+
 /// Parses and cleans the reply; any other shape than the documented one is an error.
 pub(crate) fn parse_reply(body: &[u8]) -> Result<Vec<OmniHit>, EngineError> {
-    let bad = |why: String| EngineError::OmnisearchUnavailable(why);
-    let text = std::str::from_utf8(body).map_err(|_| bad("reply is not UTF-8".into()))?;
-    let value: Value =
-        serde_json::from_str(text).map_err(|e| bad(format!("reply is not JSON: {e}")))?;
-    let items = value
-        .as_array()
-        .ok_or_else(|| bad("reply is not a JSON array of results".into()))?;
+    let results = wire::parse(body)?;
     let mut seen = std::collections::HashSet::new();
-    let mut hits = Vec::with_capacity(items.len());
-    for item in items {
-        let obj = item
-            .as_object()
-            .ok_or_else(|| bad("a result is not a JSON object".into()))?;
-        let path = obj
-            .get("path")
-            .and_then(Value::as_str)
-            .ok_or_else(|| bad("a result has no \"path\"".into()))?;
-        if !is_safe_relative(path) {
+    let mut hits = Vec::with_capacity(results.len());
+    for r in results {
+        if !is_safe_relative(&r.path) {
             continue; // a path that would leave the vault is never reported or read
         }
-        if !seen.insert(path.to_string()) {
+        if !seen.insert(r.path.clone()) {
             continue; // embeds are appended with score 0 after their target: keep the first
         }
-        let basename = obj
-            .get("basename")
-            .and_then(Value::as_str)
-            .map(str::to_string)
-            .unwrap_or_else(|| stem_of(path));
-        let score = obj.get("score").and_then(Value::as_f64).unwrap_or(0.0);
-        let excerpt = obj
-            .get("excerpt")
-            .and_then(Value::as_str)
-            .map(excerpt::clean_html_excerpt)
-            .unwrap_or_default();
-        let offset_utf16 = obj
-            .get("matches")
-            .and_then(Value::as_array)
-            .and_then(|m| m.first())
-            .and_then(|m| m.get("offset"))
-            .and_then(Value::as_u64)
-            .and_then(|o| usize::try_from(o).ok());
         let mut found_words: Vec<String> = Vec::new();
-        for w in obj
-            .get("foundWords")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-        {
+        for w in r.found_words {
             let w = w.to_lowercase();
             if !found_words.contains(&w) {
                 found_words.push(w);
             }
         }
         hits.push(OmniHit {
-            path: path.to_string(),
-            basename,
-            score,
-            excerpt,
-            offset_utf16,
+            basename: r.basename.unwrap_or_else(|| stem_of(&r.path)),
+            score: r.score,
+            excerpt: excerpt::clean_html_excerpt(&r.excerpt),
+            offset_utf16: r.matches.first().and_then(|m| m.offset),
             found_words,
+            path: r.path,
         });
     }
     Ok(hits)

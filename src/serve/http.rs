@@ -22,13 +22,13 @@ use anyhow::{bail, Result};
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Limits {
     /// Request line + headers, bytes.
-    pub max_header_bytes: usize,
+    pub(crate) max_header_bytes: usize,
     /// Connections being served at once.
-    pub max_connections: usize,
+    pub(crate) max_connections: usize,
     /// The whole request must have arrived within this.
-    pub request_deadline: Duration,
+    pub(crate) request_deadline: Duration,
     /// Writing the answer may block this long.
-    pub write_timeout: Duration,
+    pub(crate) write_timeout: Duration,
 }
 
 impl Default for Limits {
@@ -45,31 +45,31 @@ impl Default for Limits {
 /// One parsed request.
 #[derive(Debug, Clone)]
 pub(crate) struct Request {
-    pub method: String,
+    pub(crate) method: String,
     /// The path, percent-decoded.
-    pub path: String,
+    pub(crate) path: String,
     /// Query parameters in order, percent-decoded (`+` is a space).
-    pub params: Vec<(String, String)>,
+    pub(crate) params: Vec<(String, String)>,
     /// Header names lowercased.
-    pub headers: Vec<(String, String)>,
+    pub(crate) headers: Vec<(String, String)>,
 }
 
 impl Request {
-    pub fn header(&self, name: &str) -> Option<&str> {
+    pub(crate) fn header(&self, name: &str) -> Option<&str> {
         self.headers
             .iter()
             .find(|(k, _)| k == name)
             .map(|(_, v)| v.as_str())
     }
 
-    pub fn param(&self, name: &str) -> Option<&str> {
+    pub(crate) fn param(&self, name: &str) -> Option<&str> {
         self.params
             .iter()
             .find(|(k, _)| k == name)
             .map(|(_, v)| v.as_str())
     }
 
-    pub fn params_named<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+    pub(crate) fn params_named<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a str> + 'a {
         self.params
             .iter()
             .filter(move |(k, _)| k == name)
@@ -80,14 +80,14 @@ impl Request {
 /// One answer.
 #[derive(Debug, Clone)]
 pub(crate) struct Response {
-    pub status: u16,
-    pub content_type: &'static str,
-    pub headers: Vec<(&'static str, String)>,
-    pub body: Vec<u8>,
+    pub(crate) status: u16,
+    pub(crate) content_type: &'static str,
+    pub(crate) headers: Vec<(&'static str, String)>,
+    pub(crate) body: Vec<u8>,
 }
 
 impl Response {
-    pub fn json(status: u16, body: Vec<u8>) -> Response {
+    pub(crate) fn json(status: u16, body: Vec<u8>) -> Response {
         Response {
             status,
             content_type: "application/json",
@@ -97,7 +97,7 @@ impl Response {
     }
 
     /// `{"error": why}` with this status.
-    pub fn error(status: u16, why: &str) -> Response {
+    pub(crate) fn error(status: u16, why: &str) -> Response {
         let body = serde_json::to_vec(&serde_json::json!({ "error": why })).unwrap_or_default();
         Response::json(status, body)
     }

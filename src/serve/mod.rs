@@ -36,45 +36,45 @@ use http::{Request, Response};
 use watch::{WatchConfig, WatchState};
 
 /// The default port of `serve`: next to the plugin's 51361, so both can run at once.
-pub const DEFAULT_SERVE_PORT: u16 = 51362;
+pub(crate) const DEFAULT_SERVE_PORT: u16 = 51362;
 /// `/search` answers at most this many results, like the plugin.
 const OMNI_LIMIT: usize = 50;
 
 /// Everything `serve` needs, resolved.
 #[derive(Debug, Clone)]
-pub struct ServeOptions {
-    pub vault: PathBuf,
-    pub cache_dir: PathBuf,
+pub(crate) struct ServeOptions {
+    pub(crate) vault: PathBuf,
+    pub(crate) cache_dir: PathBuf,
     /// 0 picks a free port (printed on stderr).
-    pub port: u16,
+    pub(crate) port: u16,
     /// Origins whose browser requests are answered (exact `scheme://host[:port]`).
-    pub allow_origins: Vec<String>,
+    pub(crate) allow_origins: Vec<String>,
     /// Full stat walk this often even without events.
-    pub rescan_every: Duration,
+    pub(crate) rescan_every: Duration,
     /// How PDFs are indexed: as the CLI does, or its updates would drop the CLI's PDFs.
-    pub pdf: crate::core::PdfLimits,
+    pub(crate) pdf: crate::core::PdfLimits,
 }
 
 /// `GET /health`.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
-pub struct Health {
-    pub status: String,
-    pub vault: String,
-    pub pid: u32,
-    pub port: u16,
+pub(crate) struct Health {
+    pub(crate) status: String,
+    pub(crate) vault: String,
+    pub(crate) pid: u32,
+    pub(crate) port: u16,
     /// Every change seen is in the committed index.
-    pub caught_up: bool,
-    pub notes: u64,
+    pub(crate) caught_up: bool,
+    pub(crate) notes: u64,
     /// Index updates run since start.
-    pub updates: u64,
-    pub last_event_at: Option<String>,
-    pub last_update_at: Option<String>,
+    pub(crate) updates: u64,
+    pub(crate) last_event_at: Option<String>,
+    pub(crate) last_update_at: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub last_error: Option<String>,
+    pub(crate) last_error: Option<String>,
 }
 
 /// Runs the server until SIGTERM/SIGINT.
-pub fn run(opts: ServeOptions) -> Result<()> {
+pub(crate) fn run(opts: ServeOptions) -> Result<()> {
     crate::heap::for_long_running();
     let store = Store::new(&opts.cache_dir, &opts.vault);
     store.ensure_root()?;

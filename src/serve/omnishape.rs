@@ -1,45 +1,26 @@
 //! Local hits in the Omnisearch plugin's reply shape, so any Omnisearch client (ours included)
 //! works while Obsidian is closed.
 //!
-//! The shape (see [`crate::omnisearch`]): a JSON array of `{score, vault, path, basename,
-//! foundWords, matches: [{match, offset}], excerpt}`. `offset` counts UTF-16 code units of the
-//! note's text, as JavaScript string indices do; the excerpt is HTML-escaped, as the plugin
-//! sends it. The match the local engine built its excerpt around comes first, so a client
-//! that jumps to `matches[0]` lands on the same line the local engine reports.
+//! The shape is [`crate::omnisearch::wire`]'s, the one our client parses: a JSON array of
+//! `{score, vault, path, basename, foundWords, matches: [{match, offset}], excerpt}`. `offset`
+//! counts UTF-16 code units of the note's text, as JavaScript string indices do; the excerpt
+//! is HTML-escaped, as the plugin sends it. The match the local engine built its excerpt
+//! around comes first, so a client that jumps to `matches[0]` lands on the same line the
+//! local engine reports.
 
 use std::path::Path;
 
-use serde::Serialize;
 use tantivy::tokenizer::TokenStream;
 
 use crate::local::analyzer;
 use crate::omnisearch::is_safe_relative;
+use crate::omnisearch::wire::{OmniMatch, OmniResult};
 use crate::paths;
 use crate::text::excerpt;
 use crate::SearchHit;
 
 /// The plugin reports at most this many matches per note.
 const MAX_MATCHES: usize = 99;
-
-/// One result as the plugin sends it.
-#[derive(Debug, Clone, Serialize)]
-pub(crate) struct OmniResult {
-    pub score: f64,
-    pub vault: String,
-    pub path: String,
-    pub basename: String,
-    #[serde(rename = "foundWords")]
-    pub found_words: Vec<String>,
-    pub matches: Vec<OmniMatch>,
-    pub excerpt: String,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub(crate) struct OmniMatch {
-    #[serde(rename = "match")]
-    pub text: String,
-    pub offset: usize,
-}
 
 /// Converts local hits; a hit whose path would leave the vault is dropped.
 pub(crate) fn convert(vault: &Path, hits: Vec<SearchHit>) -> Vec<OmniResult> {
@@ -60,7 +41,7 @@ pub(crate) fn convert(vault: &Path, hits: Vec<SearchHit>) -> Vec<OmniResult> {
             OmniResult {
                 score: h.score,
                 vault: vault_name.clone(),
-                basename: h.basename,
+                basename: Some(h.basename),
                 found_words: h.matched,
                 matches,
                 excerpt: escape_html(&h.excerpt),
@@ -133,7 +114,7 @@ fn find_matches(
         .zip(utf16)
         .map(|(&(from, to), offset)| OmniMatch {
             text: text[from..to].to_string(),
-            offset,
+            offset: Some(offset),
         })
         .collect()
 }
@@ -166,11 +147,12 @@ mod tests {
         assert_eq!(m.len(), 2);
         assert_eq!(m[0].text, "Daemon");
         let second = text.find("Daemon").unwrap();
-        assert_eq!(m[0].offset, text[..second].encode_utf16().count());
+        assert_eq!(m[0].offset, Some(text[..second].encode_utf16().count()));
         // 𝄞 is two UTF-16 units, é one.
-        assert_eq!(m[1].offset, 2 + 1 + 5);
+        assert_eq!(m[1].offset, Some(2 + 1 + 5));
         assert_eq!(
-            excerpt::utf16_to_byte_offset(text, m[0].offset),
+            m[0].offset
+                .and_then(|o| excerpt::utf16_to_byte_offset(text, o)),
             Some(second)
         );
     }

@@ -43,23 +43,23 @@ const RETRY: Duration = Duration::from_millis(500);
 /// What `/health` and the heartbeat report; shared with the HTTP side.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct WatchState {
-    pub caught_up: bool,
-    pub last_event_ns: Option<i64>,
-    pub last_update_ns: Option<i64>,
-    pub notes: u64,
-    pub last_error: Option<String>,
-    pub updates: u64,
+    pub(crate) caught_up: bool,
+    pub(crate) last_event_ns: Option<i64>,
+    pub(crate) last_update_ns: Option<i64>,
+    pub(crate) notes: u64,
+    pub(crate) last_error: Option<String>,
+    pub(crate) updates: u64,
 }
 
 /// Settings of the loop.
 #[derive(Debug, Clone)]
 pub(crate) struct WatchConfig {
-    pub vault: PathBuf,
-    pub cache_dir: PathBuf,
-    pub port: u16,
+    pub(crate) vault: PathBuf,
+    pub(crate) cache_dir: PathBuf,
+    pub(crate) port: u16,
     /// Full stat walk this often even without events.
-    pub rescan_every: Duration,
-    pub pdf: crate::core::PdfLimits,
+    pub(crate) rescan_every: Duration,
+    pub(crate) pdf: crate::core::PdfLimits,
 }
 
 enum Signal {
@@ -74,155 +74,233 @@ pub(crate) fn run(
     stop: &Arc<AtomicBool>,
     warn: &dyn Fn(&str),
 ) -> Result<()> {
-    let store = Store::new(&cfg.cache_dir, &cfg.vault);
-    let mut beacon = Some(beacon);
-    let overflow = Arc::new(AtomicBool::new(false));
-    let (tx, rx) = mpsc::sync_channel::<Signal>(QUEUE);
-    let mut watcher = start_watcher(&cfg.vault, &tx, &overflow);
-    if let Err(e) = &watcher {
-        warn(&format!("cannot watch the vault ({e:#}); retrying"));
-    }
-    let mut identity = vault_identity(&cfg.vault);
-
-    let mut dirty = true; // the first pass indexes whatever changed while nobody watched
-    let mut first_dirty = Some(Instant::now());
-    let mut last_event = Instant::now();
-    let mut last_walk = Instant::now();
-    let mut last_beat = Instant::now() - liveness::BEAT_EVERY;
-    let mut next_try = Instant::now();
+    let mut pass = Pass::start(cfg, beacon, state, warn);
     let mut stop_seen: Option<Instant> = None;
-    let mut last_watch_try = Instant::now();
-    let events = Events {
-        cache_dir: crate::paths::canonicalize(&cfg.cache_dir)
-            .unwrap_or_else(|_| cfg.cache_dir.clone()),
-        vault: cfg.vault.clone(),
-        state: Arc::clone(state),
-    };
-
     loop {
         let stopping = stop.load(Ordering::SeqCst);
         if stopping && stop_seen.is_none() {
             // One last walk commits whatever reached the disk before the signal, even changes
             // whose events are still on their way.
             stop_seen = Some(Instant::now());
-            dirty = true;
-            next_try = Instant::now();
+            pass.dirty = true;
+            pass.next_try = Instant::now();
         }
-        let now = Instant::now();
-        let settled = now.duration_since(last_event) >= DEBOUNCE
-            || first_dirty.is_some_and(|t| now.duration_since(t) >= MAX_DELAY);
-        if dirty && now >= next_try && (settled || stopping) {
-            // Events that arrive during the update make the index dirty again.
-            dirty = false;
-            first_dirty = None;
-            last_walk = now;
-            let updated = update(cfg);
-            // The update's buffers are freed by now; without this glibc keeps them mapped.
-            crate::heap::release_free_memory();
-            match updated {
-                Ok(Some(notes)) => {
-                    let mut st = lock(state);
-                    st.notes = notes;
-                    st.last_update_ns = Some(now_ns());
-                    st.last_error = None;
-                    st.updates += 1;
-                }
-                Ok(None) => {
-                    // Another process writes the index: ours comes after it.
-                    dirty = true;
-                    next_try = Instant::now() + RETRY;
-                }
-                Err(e) => {
-                    dirty = true;
-                    next_try = Instant::now() + RETRY;
-                    let why = format!("{e:#}");
-                    let mut st = lock(state);
-                    if st.last_error.as_deref() != Some(why.as_str()) {
-                        warn(&format!("cannot update the index: {why}"));
-                    }
-                    st.last_error = Some(why);
-                }
-            }
-            dirty |= events.drain(&rx, &overflow, &mut last_event);
-            first_dirty = first_dirty.or(dirty.then(Instant::now));
-            publish(&beacon, cfg, state, !dirty && watcher.is_ok());
-            last_beat = Instant::now();
-        }
-        if stopping && !dirty {
+        pass.update_when_settled(stopping);
+        if stopping && !pass.dirty {
             break;
         }
         if stopping && stop_seen.is_some_and(|t| t.elapsed() >= STOP_GRACE) {
             break; // a failing final update must not hold up the exit
         }
-
-        if last_beat.elapsed() >= liveness::BEAT_EVERY {
-            // The vault moved away (or was replaced): the old watch follows the old folder.
-            let now_identity = vault_identity(&cfg.vault);
-            let moved = now_identity != identity || now_identity.is_none();
-            // Setting up a recursive watch costs a call per folder: retry a failed one slowly.
-            let retry = watcher.is_err() && last_watch_try.elapsed() >= WATCH_RETRY;
-            if moved || retry {
-                last_watch_try = Instant::now();
-                if now_identity.is_some() {
-                    watcher = start_watcher(&cfg.vault, &tx, &overflow);
-                } else {
-                    watcher = Err(anyhow::anyhow!("the vault folder is gone"));
-                }
-                identity = now_identity;
-                dirty = true;
-                first_dirty = first_dirty.or(Some(Instant::now()));
-            }
-            // The cache directory was deleted: take the lock anew where readers look for it.
-            if !beacon.as_ref().is_some_and(Beacon::intact) {
-                beacon = None;
-                if store.ensure_root().is_ok() {
-                    beacon = Beacon::acquire(&store.root).ok().flatten();
-                }
-                dirty = true;
-                first_dirty = first_dirty.or(Some(Instant::now()));
-            }
-            if last_walk.elapsed() >= cfg.rescan_every {
-                dirty = true;
-                first_dirty = first_dirty.or(Some(Instant::now()));
-            }
-            publish(&beacon, cfg, state, !dirty && watcher.is_ok());
-            last_beat = Instant::now();
+        if pass.last_beat.elapsed() >= liveness::BEAT_EVERY {
+            pass.check_surroundings();
         }
+        pass.take_events();
+    }
+    pass.finish();
+    Ok(())
+}
 
-        let wait = if dirty {
+/// The loop's state from one pass to the next.
+struct Pass<'a> {
+    cfg: &'a WatchConfig,
+    state: &'a Arc<Mutex<WatchState>>,
+    warn: &'a dyn Fn(&str),
+    store: Store,
+    beacon: Option<Beacon>,
+    overflow: Arc<AtomicBool>,
+    tx: SyncSender<Signal>,
+    rx: Receiver<Signal>,
+    watcher: Result<notify::RecommendedWatcher>,
+    /// Which folder the vault path named when the watch was set up.
+    identity: Option<(u64, u64)>,
+    events: Events,
+    /// Something changed that the committed index does not hold yet.
+    dirty: bool,
+    /// When it became dirty: a steady stream of events is indexed at least every
+    /// [`MAX_DELAY`].
+    first_dirty: Option<Instant>,
+    last_event: Instant,
+    last_walk: Instant,
+    last_beat: Instant,
+    /// No update before this (one just failed, or another process writes).
+    next_try: Instant,
+    last_watch_try: Instant,
+}
+
+impl<'a> Pass<'a> {
+    fn start(
+        cfg: &'a WatchConfig,
+        beacon: Beacon,
+        state: &'a Arc<Mutex<WatchState>>,
+        warn: &'a dyn Fn(&str),
+    ) -> Pass<'a> {
+        let overflow = Arc::new(AtomicBool::new(false));
+        let (tx, rx) = mpsc::sync_channel::<Signal>(QUEUE);
+        let watcher = start_watcher(&cfg.vault, &tx, &overflow);
+        if let Err(e) = &watcher {
+            warn(&format!("cannot watch the vault ({e:#}); retrying"));
+        }
+        let events = Events {
+            cache_dir: crate::paths::canonicalize(&cfg.cache_dir)
+                .unwrap_or_else(|_| cfg.cache_dir.clone()),
+            vault: cfg.vault.clone(),
+            state: Arc::clone(state),
+        };
+        Pass {
+            cfg,
+            state,
+            warn,
+            store: Store::new(&cfg.cache_dir, &cfg.vault),
+            beacon: Some(beacon),
+            overflow,
+            tx,
+            rx,
+            watcher,
+            identity: vault_identity(&cfg.vault),
+            events,
+            dirty: true, // the first pass indexes whatever changed while nobody watched
+            first_dirty: Some(Instant::now()),
+            last_event: Instant::now(),
+            last_walk: Instant::now(),
+            last_beat: Instant::now() - liveness::BEAT_EVERY,
+            next_try: Instant::now(),
+            last_watch_try: Instant::now(),
+        }
+    }
+
+    /// Something may have changed: the next update walks the vault.
+    fn mark_dirty(&mut self) {
+        self.dirty = true;
+        self.first_dirty = self.first_dirty.or(Some(Instant::now()));
+    }
+
+    fn publish(&self, caught_up: bool) {
+        publish(&self.beacon, self.cfg, self.state, caught_up);
+    }
+
+    /// Updates the index once the events have settled (or at once when stopping).
+    fn update_when_settled(&mut self, stopping: bool) {
+        let now = Instant::now();
+        let settled = now.duration_since(self.last_event) >= DEBOUNCE
+            || self
+                .first_dirty
+                .is_some_and(|t| now.duration_since(t) >= MAX_DELAY);
+        if !(self.dirty && now >= self.next_try && (settled || stopping)) {
+            return;
+        }
+        // Events that arrive during the update make the index dirty again.
+        self.dirty = false;
+        self.first_dirty = None;
+        self.last_walk = now;
+        let updated = update(self.cfg);
+        // The update's buffers are freed by now; without this glibc keeps them mapped.
+        crate::heap::release_free_memory();
+        match updated {
+            Ok(Some(notes)) => {
+                let mut st = lock(self.state);
+                st.notes = notes;
+                st.last_update_ns = Some(now_ns());
+                st.last_error = None;
+                st.updates += 1;
+            }
+            Ok(None) => {
+                // Another process writes the index: ours comes after it.
+                self.dirty = true;
+                self.next_try = Instant::now() + RETRY;
+            }
+            Err(e) => {
+                self.dirty = true;
+                self.next_try = Instant::now() + RETRY;
+                let why = format!("{e:#}");
+                let mut st = lock(self.state);
+                if st.last_error.as_deref() != Some(why.as_str()) {
+                    (self.warn)(&format!("cannot update the index: {why}"));
+                }
+                st.last_error = Some(why);
+            }
+        }
+        self.dirty |= self
+            .events
+            .drain(&self.rx, &self.overflow, &mut self.last_event);
+        self.first_dirty = self.first_dirty.or(self.dirty.then(Instant::now));
+        self.publish(!self.dirty && self.watcher.is_ok());
+        self.last_beat = Instant::now();
+    }
+
+    /// Once a beat: follows a vault that moved, retries a failed watch, takes the heartbeat
+    /// lock anew when the cache directory went away, walks every `rescan_every`, and beats.
+    fn check_surroundings(&mut self) {
+        // The vault moved away (or was replaced): the old watch follows the old folder.
+        let now_identity = vault_identity(&self.cfg.vault);
+        let moved = now_identity != self.identity || now_identity.is_none();
+        // Setting up a recursive watch costs a call per folder: retry a failed one slowly.
+        let retry = self.watcher.is_err() && self.last_watch_try.elapsed() >= WATCH_RETRY;
+        if moved || retry {
+            self.last_watch_try = Instant::now();
+            self.watcher = if now_identity.is_some() {
+                start_watcher(&self.cfg.vault, &self.tx, &self.overflow)
+            } else {
+                Err(anyhow::anyhow!("the vault folder is gone"))
+            };
+            self.identity = now_identity;
+            self.mark_dirty();
+        }
+        // The cache directory was deleted: take the lock anew where readers look for it.
+        if !self.beacon.as_ref().is_some_and(Beacon::intact) {
+            self.beacon = None;
+            if self.store.ensure_root().is_ok() {
+                self.beacon = Beacon::acquire(&self.store.root).ok().flatten();
+            }
+            self.mark_dirty();
+        }
+        if self.last_walk.elapsed() >= self.cfg.rescan_every {
+            self.mark_dirty();
+        }
+        self.publish(!self.dirty && self.watcher.is_ok());
+        self.last_beat = Instant::now();
+    }
+
+    /// Waits briefly for events and notes those that may change the index.
+    fn take_events(&mut self) {
+        let wait = if self.dirty {
             Duration::from_millis(25)
         } else {
             Duration::from_millis(100)
         };
-        match rx.recv_timeout(wait) {
+        match self.rx.recv_timeout(wait) {
             Ok(sig) => {
-                if events.note(sig, &mut last_event) {
-                    if !dirty {
-                        dirty = true;
-                        first_dirty = Some(Instant::now());
+                if self.events.note(sig, &mut self.last_event) {
+                    if !self.dirty {
+                        self.dirty = true;
+                        self.first_dirty = Some(Instant::now());
                         // Say "behind" before anything else: a search must not trust us now.
-                        publish(&beacon, cfg, state, false);
-                        last_beat = Instant::now();
+                        self.publish(false);
+                        self.last_beat = Instant::now();
                     }
-                    dirty |= events.drain(&rx, &overflow, &mut last_event);
+                    self.dirty |= self
+                        .events
+                        .drain(&self.rx, &self.overflow, &mut self.last_event);
                 }
             }
             Err(RecvTimeoutError::Timeout) => {}
             Err(RecvTimeoutError::Disconnected) => {
-                watcher = Err(anyhow::anyhow!("the watcher stopped"));
+                self.watcher = Err(anyhow::anyhow!("the watcher stopped"));
             }
         }
-        if overflow.swap(false, Ordering::SeqCst) {
-            dirty = true;
-            first_dirty = first_dirty.or(Some(Instant::now()));
-            last_event = Instant::now();
+        if self.overflow.swap(false, Ordering::SeqCst) {
+            self.mark_dirty();
+            self.last_event = Instant::now();
         }
     }
-    drop(watcher);
-    if let Some(b) = beacon {
-        b.retire();
+
+    /// Stops watching, then gives up the heartbeat lock.
+    fn finish(self) {
+        drop(self.watcher);
+        if let Some(b) = self.beacon {
+            b.retire();
+        }
     }
-    Ok(())
 }
 
 /// One update; `Some(notes)` when it ran, `None` when another process was writing.

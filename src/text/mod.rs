@@ -9,6 +9,7 @@ pub(crate) mod excerpt;
 pub(crate) mod note;
 pub(crate) mod parts;
 pub(crate) mod properties;
+pub(crate) mod terminal;
 
 /// File name without its extension, from a `/`-separated path.
 pub(crate) fn stem_of(path: &str) -> String {
