@@ -9,6 +9,7 @@ mod filters;
 mod giant;
 mod giant_disk;
 mod hardening;
+mod layout;
 mod local;
 mod mcp;
 mod omnisearch;

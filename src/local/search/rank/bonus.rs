@@ -4,7 +4,8 @@
 use std::collections::HashMap;
 
 use super::features::Features;
-use super::{proximity, ExpandedTerm};
+use super::proximity;
+use super::terms::ExpandedTerm;
 use crate::local::search::query::ParsedQuery;
 use crate::local::search::window::Window;
 use crate::local::weights::weights;
@@ -88,7 +89,7 @@ mod tests {
     use crate::local::analyzer;
     use crate::local::search::query;
     use crate::local::search::rank::features::TermHits;
-    use crate::local::search::rank::Variants;
+    use crate::local::search::rank::terms::Variants;
 
     fn q(text: &str) -> ParsedQuery {
         query::parse(&mut analyzer::text_analyzer(), text)

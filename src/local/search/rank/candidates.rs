@@ -11,7 +11,7 @@ use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::Term;
 
 use super::coordination::CoordinationQuery;
-use super::ExpandedTerm;
+use super::terms::ExpandedTerm;
 use crate::local::schema::Fields;
 use crate::local::search::filter::{self, Narrowing};
 use crate::local::search::query::ParsedQuery;

@@ -11,7 +11,7 @@ use tantivy::schema::Field;
 use tantivy::tokenizer::{RawTokenizer, Stemmer, TextAnalyzer, TokenStream};
 use tantivy::{Searcher, Term};
 
-use super::{ExpandedTerm, MatchKind, Variants};
+use super::terms::{ExpandedTerm, MatchKind, Variants};
 use crate::local::schema::Fields;
 use crate::local::search::query::ParsedQuery;
 use crate::local::weights::weights;

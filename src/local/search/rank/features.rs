@@ -10,7 +10,7 @@ use tantivy::postings::Postings;
 use tantivy::schema::IndexRecordOption;
 use tantivy::{DocAddress, DocSet, Searcher, Term};
 
-use super::ExpandedTerm;
+use super::terms::ExpandedTerm;
 use crate::local::schema::Fields;
 use crate::local::search::query::ParsedQuery;
 use crate::local::search::window::{self, Occ};

@@ -6,7 +6,7 @@ use tantivy::tokenizer::TextAnalyzer;
 use tantivy::{DocAddress, Searcher};
 
 use super::features::{Features, TermHits};
-use super::ExpandedTerm;
+use super::terms::ExpandedTerm;
 use crate::core::{round_to, FileKind, SearchHit, ENGINE_LOCAL};
 use crate::local::schema::Fields;
 use crate::local::search::query::ParsedQuery;

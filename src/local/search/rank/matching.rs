@@ -3,7 +3,7 @@
 
 use tantivy::tokenizer::TextAnalyzer;
 
-use super::ExpandedTerm;
+use super::terms::ExpandedTerm;
 use crate::local::analyzer;
 use crate::local::weights::weights;
 

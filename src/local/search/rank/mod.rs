@@ -35,12 +35,7 @@ mod hits;
 mod matching;
 mod proximity;
 mod rerank;
-
-use std::collections::HashMap;
-
-use tantivy::schema::Field;
-
-use crate::local::weights::weights;
+mod terms;
 
 pub(in crate::local) use candidates::candidate_query;
 pub(in crate::local) use expand::{expand_query, set_rarity};
@@ -48,65 +43,6 @@ pub(in crate::local) use rerank::rerank;
 
 /// How many BM25 candidates are re-ranked.
 pub(in crate::local) const CANDIDATES: usize = 100;
-
-fn bm25_part(bm25: f32, max: f32) -> f32 {
-    let norm = weights().bm25norm;
-    if norm > 0.0 {
-        if max > 0.0 {
-            norm * bm25 / max
-        } else {
-            0.0
-        }
-    } else {
-        weights().bm25 * bm25
-    }
-}
-
-/// How a dictionary term relates to the query term.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub(super) enum MatchKind {
-    Exact,
-    Inflection,
-    Typo1,
-    Prefix,
-    Typo2,
-}
-
-impl MatchKind {
-    /// Weight of a match of this kind relative to an exact match.
-    fn weight(self) -> f32 {
-        match self {
-            MatchKind::Exact => 1.0,
-            MatchKind::Inflection => weights().w_infl,
-            MatchKind::Typo1 => weights().w_typo1,
-            MatchKind::Prefix => weights().w_prefix,
-            MatchKind::Typo2 => weights().w_typo2,
-        }
-    }
-}
-
-/// The variants of one query term: token → weight, over all fields.
-#[derive(Debug, Clone, Default)]
-pub(super) struct Variants {
-    pub(super) all: HashMap<String, f32>,
-    pub(super) per_field: Vec<(Field, Vec<(String, f32)>)>,
-}
-
-impl Variants {
-    fn weight(&self, token: &str) -> f32 {
-        self.all.get(token).copied().unwrap_or(0.0)
-    }
-}
-
-/// A query term with its variants; compound words whose whole form is unknown are searched
-/// by their parts instead.
-#[derive(Debug, Clone)]
-pub(super) struct ExpandedTerm {
-    pub(super) text: String,
-    pub(super) variants: Variants,
-    /// How much this term counts relative to the others (mean 1): rarer terms count more.
-    pub(super) rarity: f32,
-}
 
 #[cfg(test)]
 mod tests;

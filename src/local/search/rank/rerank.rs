@@ -10,7 +10,8 @@ use tantivy::{DocAddress, Searcher};
 use super::bonus::{bonus, has_phrase};
 use super::features::{self, Features};
 use super::matching::name_match;
-use super::{bm25_part, hits, proximity, ExpandedTerm};
+use super::terms::ExpandedTerm;
+use super::{hits, proximity};
 use crate::core::{SearchHit, Sort};
 use crate::local::analyzer;
 use crate::local::schema::Fields;
@@ -146,5 +147,19 @@ fn sort(
         scored.sort_by_cached_key(|&(_, i)| {
             std::cmp::Reverse(stored::mtime_of(searcher, fields, candidates[i].1))
         });
+    }
+}
+
+/// The BM25 part of the final score: scaled to `bm25norm` × BM25 ÷ the best candidate's.
+fn bm25_part(bm25: f32, max: f32) -> f32 {
+    let norm = weights().bm25norm;
+    if norm > 0.0 {
+        if max > 0.0 {
+            norm * bm25 / max
+        } else {
+            0.0
+        }
+    } else {
+        weights().bm25 * bm25
     }
 }

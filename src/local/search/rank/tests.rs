@@ -9,7 +9,8 @@ use tantivy::collector::TopDocs;
 use tantivy::{Index, Searcher};
 
 use super::expand::{expand, stemmer};
-use super::{candidate_query, expand_query, rerank, set_rarity, MatchKind, CANDIDATES};
+use super::terms::MatchKind;
+use super::{candidate_query, expand_query, rerank, set_rarity, CANDIDATES};
 use crate::core::{Filters, Limits, Scope, SearchHit};
 use crate::local::index::refresh;
 use crate::local::search::filter::Narrowing;

@@ -18,7 +18,7 @@ use anyhow::Result;
 use tantivy::tokenizer::TextAnalyzer;
 use tantivy::{DocAddress, Searcher};
 
-use super::passage_pos;
+use super::start::passage_pos;
 use crate::local::checkpoint::{
     around, encode, heading_text, locate, rows, Checkpoint, Spot, HEADING_BYTES, NO_HEADING,
 };

@@ -3,42 +3,10 @@
 //! by the passage, not the note; a giant note's passage is read from its file ([`disk`]).
 
 use crate::local::checkpoint::{locate, spot_from_start, table_text_start, text_start_pos, Spot};
-use crate::local::search::window::{best_window, window_tokens, Occ};
+use crate::local::search::window::Occ;
 use crate::text::note;
+use start::passage_pos;
 use tantivy::tokenizer::TextAnalyzer;
-
-/// The first position at `min_pos` or later where `phrase` starts (consecutive positions).
-fn phrase_at(
-    positions: &std::collections::HashMap<String, Vec<u32>>,
-    phrase: &[String],
-    min_pos: u32,
-) -> Option<u32> {
-    let first = positions.get(phrase.first()?)?;
-    first.iter().copied().filter(|&p| p >= min_pos).find(|&p| {
-        phrase[1..].iter().enumerate().all(|(k, t)| {
-            positions
-                .get(t)
-                .is_some_and(|v| v.binary_search(&(p + k as u32 + 1)).is_ok())
-        })
-    })
-}
-
-/// Where a passage starts: a quoted phrase in the body, else its best window, else any.
-pub(crate) fn passage_pos(
-    phrases: &[&[String]],
-    positions: &std::collections::HashMap<String, Vec<u32>>,
-    occs: &mut [Occ],
-    rarity: &[f32],
-    min_pos: u32,
-) -> Option<u32> {
-    let width = window_tokens();
-    phrases
-        .iter()
-        .filter(|p| p.len() >= 2)
-        .find_map(|p| phrase_at(positions, p, min_pos))
-        .or_else(|| best_window(occs, rarity, width, min_pos).map(|w| w.first))
-        .or_else(|| best_window(occs, rarity, width, 0).map(|w| w.first))
-}
 
 /// What a hit shows: where its excerpt starts, and the end of its frontmatter.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -80,3 +48,4 @@ pub(crate) fn show(
 }
 
 pub(crate) mod disk;
+mod start;
