@@ -10,12 +10,14 @@
 //! Layout: [`index`] is the writing side (walk, manifest, plan, write, refresh, the store and
 //! its lock, PDF extraction); [`search`] is the reading side (query, filters, ranking, showing
 //! a hit). Both stand on [`schema`] and [`analyzer`] (what is indexed), [`checkpoint`] (the
-//! stored table that locates a passage) and [`weights`] (the ranking weights). The search side
-//! never writes: the freshness decision in this facade calls the index side, the index side
-//! never imports the search side. [`liveness`] is the heartbeat of a `serve` watcher.
+//! stored table that locates a passage), [`stored`] (the one reader of a stored document) and
+//! [`weights`] (the ranking weights). The search side never writes: [`fresh`], the freshness
+//! decision, is the one place that calls both sides; the index side never imports the search
+//! side. [`liveness`] is the heartbeat of a `serve` watcher.
 
 pub(crate) mod analyzer;
 mod checkpoint;
+mod fresh;
 mod index;
 pub(crate) mod liveness;
 pub(crate) mod schema;
@@ -23,12 +25,13 @@ mod search;
 mod stored;
 mod weights;
 
-use std::time::{Duration, Instant};
+pub(crate) use fresh::LocalAnswer;
 
-use anyhow::{Context, Result};
-use tantivy::{Index, ReloadPolicy, Searcher};
+use std::time::Instant;
 
-use crate::core::{round_to, IndexOptions, IndexProgress, IndexReport, SearchHit, SearchOptions};
+use anyhow::Result;
+
+use crate::core::{round_to, IndexOptions, IndexProgress, IndexReport, SearchOptions};
 use index::refresh;
 
 pub(crate) use checkpoint::work as passage_work;
@@ -40,18 +43,6 @@ pub(crate) use index::store::{Store, WriterLock};
 pub(crate) use index::{changed_by_stat, has_pdfs, pdf, skipped_files};
 #[cfg(test)]
 pub(crate) use search::query;
-
-/// What the local engine found.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct LocalAnswer {
-    pub(crate) hits: Vec<SearchHit>,
-    /// The index could not be refreshed (another process is writing it).
-    pub(crate) stale: bool,
-    /// The freshness walk was skipped: a live `serve` watcher keeps the index current.
-    pub(crate) watched: bool,
-    /// What the caller should be told (rebuilt, stale, in memory, bad exclusion patterns).
-    pub(crate) warnings: Vec<String>,
-}
 
 /// A usable committed index of `vault` exists below `cache_dir`.
 #[cfg(feature = "mcp")]
@@ -106,7 +97,7 @@ pub(crate) fn search(opts: &SearchOptions) -> Result<LocalAnswer> {
     warm_up();
     let mut warnings = Vec::new();
     let first = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        search_once(opts, &mut warnings)
+        fresh::search_once(opts, &mut warnings)
     }));
     let why = match first {
         Ok(Ok(mut answer)) => {
@@ -139,7 +130,7 @@ pub(crate) fn search(opts: &SearchOptions) -> Result<LocalAnswer> {
         &crate::core::NoProgress,
     )?;
     drop(lock);
-    let mut answer = search_once(opts, &mut warnings)?;
+    let mut answer = fresh::search_once(opts, &mut warnings)?;
     warnings.append(&mut answer.warnings);
     answer.warnings = warnings;
     Ok(answer)
@@ -154,157 +145,4 @@ pub(crate) fn search(opts: &SearchOptions) -> Result<LocalAnswer> {
 /// another core and no wall time.
 fn warm_up() {
     std::thread::spawn(|| drop(tantivy::termdict::TermDictionary::empty()));
-}
-
-fn answer(hits: Vec<SearchHit>, stale: bool) -> LocalAnswer {
-    LocalAnswer {
-        hits,
-        stale,
-        watched: false,
-        warnings: Vec::new(),
-    }
-}
-
-fn search_once(opts: &SearchOptions, warnings: &mut Vec<String>) -> Result<LocalAnswer> {
-    let Some(cache) = opts.cache_dir.as_deref() else {
-        return in_memory(opts, "no cache directory on this system".into(), warnings);
-    };
-    let store = Store::new(cache, &opts.vault);
-    // Without a refresh, or while a live `serve` watcher keeps the index current, the last
-    // commit is the answer. No usable index yet: build one as a refreshing search would.
-    let watched = opts.refresh && liveness::watcher_is_live(cache, &opts.vault);
-    if !opts.refresh || watched {
-        if let Ok(Some((_, _, reader))) = store.open_current_reader() {
-            let hits = search::run(&reader.searcher(), opts, warnings)?;
-            let mut a = answer(hits, false);
-            a.watched = watched;
-            return Ok(a);
-        }
-    }
-    // The walk starts first, before the index is even opened: it needs nothing from it and it
-    // is the long part. The last commit is searched meanwhile; when the walk shows it is
-    // current, those hits are the answer.
-    let mut search_warnings = Vec::new();
-    let checked = refresh::check(
-        &store,
-        &opts.vault,
-        opts.limits,
-        false,
-        warnings,
-        |searcher| search::run(searcher, opts, &mut search_warnings),
-    )?;
-    warnings.append(&mut search_warnings);
-    if checked.is_current() {
-        let hits = checked.found.unwrap_or_default();
-        return Ok(answer(hits, false));
-    }
-    let bump_only = checked.only_wants_bump();
-    if let Err(e) = store.ensure_root() {
-        return in_memory(opts, format!("{e:#}"), warnings);
-    }
-    let lock = match store.try_lock() {
-        Ok(Some(lock)) => lock,
-        Ok(None) if bump_only => return Ok(answer(checked.found.unwrap_or_default(), false)),
-        Ok(None) => {
-            return match checked.found {
-                Some(hits) => Ok(answer(hits, true)),
-                None => in_memory(
-                    opts,
-                    "another process is building the index".into(),
-                    warnings,
-                ),
-            }
-        }
-        Err(e) => {
-            return match checked.found {
-                Some(hits) => {
-                    warnings.push(format!("{e:#}; searching the index without refreshing it"));
-                    Ok(answer(hits, true))
-                }
-                None => in_memory(opts, format!("{e:#}"), warnings),
-            }
-        }
-    };
-    let last_hits = checked.found.clone();
-    let applied = refresh::apply(
-        &store,
-        &lock,
-        &opts.vault,
-        opts.limits,
-        checked,
-        &crate::core::NoProgress,
-        warnings,
-    );
-    drop(lock);
-    match applied {
-        // Current, but racily clean notes were re-read: this run is recorded so later
-        // searches don't read them again (best effort; the answer is already right).
-        _ if bump_only => Ok(answer(last_hits.unwrap_or_default(), false)),
-        Ok((index, report)) => {
-            if report.pending > 0 {
-                warnings.push(format!(
-                    "{} PDFs are not extracted yet (a search extracts {} at most): run `vault-search index` to include them",
-                    report.pending,
-                    opts.limits.pdf.per_run.unwrap_or(0)
-                ));
-            }
-            let hits = search::run(&open_searcher(&index)?, opts, warnings)?;
-            Ok(answer(hits, false))
-        }
-        Err(e) => {
-            let why = format!("cannot update the index: {e:#}");
-            match last_hits {
-                Some(hits) => {
-                    warnings.push(format!("{why}; searching the last committed index"));
-                    Ok(answer(hits, true))
-                }
-                None => in_memory(opts, why, warnings),
-            }
-        }
-    }
-}
-
-/// Indexes the vault in memory for this one search, saying why in `warnings`.
-fn in_memory(opts: &SearchOptions, why: String, warnings: &mut Vec<String>) -> Result<LocalAnswer> {
-    warnings.push(format!(
-        "{why}; indexing the vault in memory for this search"
-    ));
-    // Caps not given are the ones a stored index recorded (one of another format, or another
-    // process's), as the update this stands in for would use them.
-    let mut limits = opts.limits;
-    if let Some(cache) = opts.cache_dir.as_deref() {
-        let caps = limits.caps(Store::new(cache, &opts.vault).recorded_caps());
-        limits.max_note_bytes = Some(caps.max_note_bytes);
-        limits.pdf.max_bytes = Some(caps.max_pdf_bytes);
-    }
-    let index = refresh::build_in_memory(&opts.vault, limits)?;
-    let hits = search::run(&open_searcher(&index)?, opts, warnings)?;
-    Ok(answer(hits, false))
-}
-
-/// Opens a searcher; retried briefly because a concurrent writer may remove the files of an
-/// older commit between our reading `meta.json` and opening its segments.
-fn open_searcher(index: &Index) -> Result<Searcher> {
-    let mut last = None;
-    for attempt in 0..5u64 {
-        match index
-            .reader_builder()
-            .reload_policy(ReloadPolicy::Manual)
-            .try_into()
-        {
-            Ok(r) => {
-                let r: tantivy::IndexReader = r;
-                return Ok(r.searcher());
-            }
-            Err(e) => {
-                last = Some(e);
-                std::thread::sleep(Duration::from_millis(10 * (attempt + 1)));
-            }
-        }
-    }
-    Err(last.map_or_else(
-        || anyhow::anyhow!("cannot open the index"),
-        anyhow::Error::from,
-    ))
-    .context("cannot open the index for searching")
 }
