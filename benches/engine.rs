@@ -8,6 +8,8 @@
 //! runs of a whole operation (milliseconds, not nanoseconds), which needs no statistics
 //! framework, and the bench builds in seconds instead of pulling criterion's dependency tree.
 //! Generated vaults are cached in `target/bench-vaults/`.
+// A test/example crate: its `pub` items are for its own modules, not an API.
+#![allow(unreachable_pub)]
 
 #[path = "../examples/genvault/gen.rs"]
 #[allow(dead_code)]

@@ -1,5 +1,7 @@
 //! The integration tests: one binary (compiled and linked once), one module per area, shared
 //! helpers in `util`.
+// A test/example crate: its `pub` items are for its own modules, not an API.
+#![allow(unreachable_pub)]
 #![allow(clippy::unwrap_used)]
 
 mod agent;

@@ -9,13 +9,13 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// `engine` of a hit or an answer from the Omnisearch plugin.
-pub const ENGINE_OMNISEARCH: &str = "omnisearch";
+pub(crate) const ENGINE_OMNISEARCH: &str = "omnisearch";
 /// `engine` of an answer when `--source omnisearch` could not reach the plugin.
-pub const ENGINE_OFFLINE: &str = "omnisearch (offline)";
+pub(crate) const ENGINE_OFFLINE: &str = "omnisearch (offline)";
 /// `engine` of a hit or an answer from the local index.
-pub const ENGINE_LOCAL: &str = "local";
+pub(crate) const ENGINE_LOCAL: &str = "local";
 /// `engine` of a `--source both` answer.
-pub const ENGINE_BOTH: &str = "both";
+pub(crate) const ENGINE_BOTH: &str = "both";
 
 /// One search, as printed by `--json`.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -186,7 +186,7 @@ fn is_zero(n: &u64) -> bool {
 }
 
 /// Rounds to `places` decimals, the way the JSON contract promises.
-pub fn round_to(x: f64, places: i32) -> f64 {
+pub(crate) fn round_to(x: f64, places: i32) -> f64 {
     if !x.is_finite() {
         return 0.0;
     }
