@@ -276,6 +276,13 @@ pub(crate) struct IndexArgs {
 /// `vault-search: …` and exits 2.
 pub(crate) fn parse_args() -> Result<Args, std::process::ExitCode> {
     use clap::error::ErrorKind;
+    if let Some(missing) = left_out_subcommand(std::env::args_os().nth(1).as_deref()) {
+        eprintln!(
+            "vault-search: this build has no `{missing}` (built without the `{missing}` feature); \
+             to search for the word, put `--` before it"
+        );
+        return Err(std::process::ExitCode::from(2));
+    }
     match <Args as Parser>::try_parse() {
         Ok(a) => Ok(a),
         Err(e) => match e.kind() {
@@ -291,6 +298,19 @@ pub(crate) fn parse_args() -> Result<Args, std::process::ExitCode> {
             }
         },
     }
+}
+
+/// A subcommand of the full build that this build was compiled without, named as the first
+/// argument: an error, not a search for the word, so a script never mistakes one for the other.
+fn left_out_subcommand(first: Option<&std::ffi::OsStr>) -> Option<&'static str> {
+    let first = first?.to_str()?;
+    let left_out: &[&'static str] = &[
+        #[cfg(not(feature = "mcp"))]
+        "mcp",
+        #[cfg(not(feature = "serve"))]
+        "serve",
+    ];
+    left_out.iter().copied().find(|&name| name == first)
 }
 
 fn first_line(s: &str) -> String {
