@@ -503,10 +503,13 @@ fn print_config_names_this_binary() {
     }
     let codex = crate::util::stdout(&env.run(&["mcp", "--print-config", "codex"]));
     assert!(codex.starts_with("[mcp_servers.vault-search]\n"), "{codex}");
-    assert!(codex.contains(&format!("command = \"{bin}\"")), "{codex}");
+    // A TOML string: `\` escaped, as on Windows.
+    let toml_bin = Value::from(bin.as_str()).to_string();
+    assert!(codex.contains(&format!("command = {toml_bin}")), "{codex}");
     let claude = crate::util::stdout(&env.run(&["mcp", "--print-config", "claude-code"]));
     assert!(claude.starts_with("claude mcp add"), "{claude}");
-    assert!(claude.contains(&bin), "{claude}");
+    // A shell command line: `/` separators on Windows too.
+    assert!(claude.contains(&bin.replace('\\', "/")), "{claude}");
     let bad = env.run(&["mcp", "--print-config", "vim"]);
     assert_eq!(bad.status.code(), Some(2));
 }
