@@ -34,7 +34,12 @@ fn skill_frontmatter_pre_approves_exactly_this_binary() {
         assert!(desc.contains(phrase), "description lacks {phrase:?}");
     }
     let bin = std::fs::canonicalize(env!("CARGO_BIN_EXE_vault-search")).unwrap();
-    assert_eq!(get("allowed-tools"), format!("Bash({} *)", bin.display()));
+    let mut bin = bin.display().to_string();
+    if cfg!(windows) {
+        // As a Windows user's shell takes it: `C:/…/vault-search.exe`, not `\\?\C:\…`.
+        bin = bin.trim_start_matches(r"\\?\").replace('\\', "/");
+    }
+    assert_eq!(get("allowed-tools"), format!("Bash({bin} *)"));
     for needle in [
         "--folder",
         "--exclude",

@@ -155,7 +155,7 @@ fn searches_during_indexing_never_fail() {
 fn bad_vault_content_is_indexed_or_skipped_and_counted() {
     let env = Env::new();
     env.write_bytes("invalid-utf8.md", b"caf\xe9 \xff\xfe broken marker1\n");
-    env.write_bytes("nul.md", b"before\0after marker2\n");
+    env.write_bytes("nul-byte.md", b"before\0after marker2\n");
     env.write_bytes("bom.md", "\u{feff}# BOM title\nmarker3\n".as_bytes());
     env.write("crlf.md", "# CRLF\r\nline two marker4\r\n");
     env.write("one.md", "x");
@@ -190,7 +190,7 @@ fn bad_vault_content_is_indexed_or_skipped_and_counted() {
     assert_eq!(r.skipped, r.skipped_files.len() as u64);
     for (q, path) in [
         ("marker1", "invalid-utf8.md"),
-        ("marker2", "nul.md"),
+        ("marker2", "nul-byte.md"),
         ("marker3", "bom.md"),
         ("marker4", "crlf.md"),
         ("marker5", "headings.md"),

@@ -323,6 +323,7 @@ fn read_note_refuses_what_is_not_a_note_in_the_vault() {
     env.write("data.txt", "not a note\n");
     let outside = env.root.path().join("secret.md");
     std::fs::write(&outside, "outside the vault\n").unwrap();
+    #[cfg_attr(not(unix), allow(unused_mut))] // the symlink cases are Unix only
     let mut cases = vec![
         (outside.display().to_string(), "absolute"),
         ("../secret.md".to_string(), ".."),
@@ -472,7 +473,8 @@ fn a_search_while_another_process_writes_says_it_may_be_stale() {
 fn print_config_names_this_binary() {
     let env = vault();
     let bin = std::fs::canonicalize(env!("CARGO_BIN_EXE_vault-search")).unwrap();
-    let bin = bin.display().to_string();
+    // On Windows the plain spelling (`C:\…`), as the binary names itself.
+    let bin = bin.display().to_string().replacen(r"\\?\", "", 1);
     for client in ["claude-desktop", "cursor"] {
         let out = env.run(&["mcp", "--print-config", client]);
         crate::util::assert_ok(&out);
@@ -484,10 +486,13 @@ fn print_config_names_this_binary() {
     }
     let codex = crate::util::stdout(&env.run(&["mcp", "--print-config", "codex"]));
     assert!(codex.starts_with("[mcp_servers.vault-search]\n"), "{codex}");
-    assert!(codex.contains(&format!("command = \"{bin}\"")), "{codex}");
+    // A TOML string: `\` escaped, as on Windows.
+    let toml_bin = Value::from(bin.as_str()).to_string();
+    assert!(codex.contains(&format!("command = {toml_bin}")), "{codex}");
     let claude = crate::util::stdout(&env.run(&["mcp", "--print-config", "claude-code"]));
     assert!(claude.starts_with("claude mcp add"), "{claude}");
-    assert!(claude.contains(&bin), "{claude}");
+    // A shell command line: `/` separators on Windows too.
+    assert!(claude.contains(&bin.replace('\\', "/")), "{claude}");
     let bad = env.run(&["mcp", "--print-config", "vim"]);
     assert_eq!(bad.status.code(), Some(2));
 }

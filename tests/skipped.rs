@@ -21,15 +21,15 @@ fn a_note_over_the_cap_is_remembered_and_never_a_hit() {
     env.write("small.md", "# Small\n\nalpha beta\n");
     // Over the default cap of 10 MiB, so searches (which use the default) skip it too.
     env.write("big.md", &"zyzzyva alpha ".repeat(800_000));
-    // Older than the racy window: a note written within 2 s of a run is read again by the next
-    // one (and that search commits a new run start), which is not what this test is about.
+    // Both older than the racy window: on a slow machine (Wine) a later run would otherwise
+    // re-read small.md and commit its fresh start, a commit that is not the stub's doing.
     for rel in ["small.md", "big.md"] {
-        let past = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
         let f = std::fs::File::options()
             .write(true)
             .open(env.vault.join(rel))
             .unwrap();
-        f.set_modified(past).unwrap();
+        f.set_modified(std::time::SystemTime::now() - std::time::Duration::from_secs(60))
+            .unwrap();
     }
     let r = env.index_json(&[]);
     assert_eq!((r.notes, r.added, r.skipped), (1, 1, 1), "{r:?}");

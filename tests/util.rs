@@ -30,7 +30,16 @@ impl Env {
         let vault = root.path().join("vault");
         let cache = root.path().join("cache");
         std::fs::create_dir_all(&vault).unwrap();
-        let vault = vault.canonicalize().unwrap();
+        // As a Windows user types it (`C:\…`, not `canonicalize`'s verbatim `\\?\C:\…`): the
+        // binary resolves the vault to that spelling, and the index store is named after it.
+        let vault = PathBuf::from(
+            vault
+                .canonicalize()
+                .unwrap()
+                .to_str()
+                .unwrap()
+                .trim_start_matches(r"\\?\"),
+        );
         Env {
             root,
             vault,
