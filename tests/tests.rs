@@ -15,3 +15,4 @@ mod omnisearch;
 mod serve;
 mod skipped;
 mod util;
+mod version;
