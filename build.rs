@@ -79,6 +79,11 @@ fn head_files(manifest_dir: &Path) -> Vec<PathBuf> {
 /// The commit `cargo package` recorded (`"sha1": "…"` in `.cargo_vcs_info.json`), shortened.
 fn packaged_commit(manifest_dir: &Path) -> Option<String> {
     let info = std::fs::read_to_string(manifest_dir.join(".cargo_vcs_info.json")).ok()?;
+    // Relative on purpose. `cargo package` verifies the crate in the checkout's target
+    // directory, where this script's output can stand for the checkout's own build (the same
+    // unit hash); there the file is missing, so the checkout's next build runs this script
+    // again instead of keeping the package's version string.
+    println!("cargo:rerun-if-changed=.cargo_vcs_info.json");
     // A hand-rolled look-up: a build script with its own JSON dependency would build it for
     // every user of the crate, for one field.
     let after_key = info.split("\"sha1\"").nth(1)?;
