@@ -18,3 +18,4 @@ mod omnisearch;
 mod serve;
 mod skipped;
 mod util;
+mod version;

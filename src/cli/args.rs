@@ -23,7 +23,8 @@ Examples:
 #[derive(Debug, Parser)]
 #[command(
     name = "vault-search",
-    version,
+    // The version, the commit and the target (build.rs): what a bug report needs to name.
+    version = env!("VAULT_SEARCH_VERSION"),
     about,
     after_help = EXAMPLES,
     subcommand_negates_reqs = true,
