@@ -33,7 +33,8 @@ pub(super) fn bonus(
     name: f32,
     window: Option<&Window>,
 ) -> f32 {
-    let n = f.terms.len();
+    // Only the content words of a sentence count ([`super::reading`]).
+    let n = terms.iter().filter(|t| !t.filler).count();
     if n == 0 {
         return 0.0;
     }
@@ -42,6 +43,9 @@ pub(super) fn bonus(
     let mut sum_match = 0.0f32;
     let mut tf = 0.0f32;
     for (k, (h, t)) in f.terms.iter().zip(terms).enumerate() {
+        if t.filler {
+            continue;
+        }
         let title = h.title.max(h.alias);
         // In the text, a word counts where the best passage holds it, not anywhere in the note.
         let (body, head, body_tf) = proximity::near(h.body, h.head, h.body_tf, window, k);
@@ -102,6 +106,7 @@ mod tests {
                 text: t.text.clone(),
                 variants: Variants::default(),
                 rarity: 1.0,
+                filler: false,
             })
             .collect()
     }

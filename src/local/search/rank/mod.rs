@@ -34,6 +34,7 @@ mod features;
 mod hits;
 mod matching;
 mod proximity;
+mod reading;
 mod rerank;
 mod terms;
 
