@@ -32,6 +32,7 @@ mod coordination;
 mod expand;
 mod features;
 mod hits;
+mod lead;
 mod matching;
 mod proximity;
 mod reading;

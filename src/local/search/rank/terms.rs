@@ -58,6 +58,11 @@ pub(in crate::local::search) struct ExpandedTerm {
     pub(in crate::local::search) filler: bool,
 }
 
+/// Whether the query reads as a sentence: some of its words are filler ([`super::reading`]).
+pub(super) fn reads_as_sentence(terms: &[ExpandedTerm]) -> bool {
+    terms.iter().any(|t| t.filler)
+}
+
 impl ExpandedTerm {
     pub(super) fn new(text: String, variants: Variants) -> ExpandedTerm {
         ExpandedTerm {
