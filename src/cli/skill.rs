@@ -52,8 +52,9 @@ notes with a one-line excerpt and the line to read.
 {cmd} --json "<2-5 distinctive keywords>" [-n 10] [--folder <dir>] [--exclude <dir>]
 ```
 
-- Use 2 to 5 distinctive keywords, not a sentence: `kotlin daemon stale`, not `why does the
-  build fail`. Add `"a quoted phrase"` for exact wording, `-word` to leave notes out.
+- Use 2 to 5 distinctive keywords: `kotlin daemon stale` finds more than `why does the build
+  fail` (a question works too: its question and filler words are ignored). Add `"a quoted
+  phrase"` for exact wording, `-word` to leave notes out.
 - `--folder <dir>` searches only below a vault folder; `--exclude <dir>` (repeatable) skips one.
 - Filters: `--tag <t>` (nested: `project` finds `project/alpha`), `--since 7d` / `--until
   2026-11-30` (modification time; also `12h`, `today`, `yesterday`), `--where status=done`

@@ -82,6 +82,10 @@ weights! {
     qc_pow = 3.0;
     /// Above 0: per-word bonuses are scaled by the word's rarity.
     rar_term = 0.0;
+    /// A sentence: per content word in the note's lead (× its match weight and rarity).
+    s_lead = 20.0;
+    /// Body positions from the start that make a note's lead (frontmatter, H1, first lines).
+    lead_tok = 200.0;
 
     // Proximity and length: where the words stand and how long the note is.
     /// Body positions per window: a passage of a few sentences.

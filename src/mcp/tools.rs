@@ -28,7 +28,7 @@ const REFRESH_WAIT: Duration = Duration::from_secs(1);
 /// `search_notes` arguments. New filters are added as optional fields.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 pub(crate) struct SearchParams {
-    /// Words to find; "quoted phrase", -word to exclude
+    /// 2-5 distinctive keywords (a question works too); "quoted phrase", -word to exclude
     pub(crate) query: String,
     /// Max hits (1-50, default 10)
     #[schemars(range(min = 1, max = 50))]

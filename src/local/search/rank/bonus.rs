@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use super::features::Features;
 use super::proximity;
-use super::terms::ExpandedTerm;
+use super::terms::{reads_as_sentence, ExpandedTerm};
 use crate::local::search::query::ParsedQuery;
 use crate::local::search::window::Window;
 use crate::local::weights::weights;
@@ -33,7 +33,8 @@ pub(super) fn bonus(
     name: f32,
     window: Option<&Window>,
 ) -> f32 {
-    let n = f.terms.len();
+    // Only the content words of a sentence count ([`super::reading`]).
+    let n = terms.iter().filter(|t| !t.filler).count();
     if n == 0 {
         return 0.0;
     }
@@ -41,7 +42,16 @@ pub(super) fn bonus(
     let mut min_match = 1.0f32;
     let mut sum_match = 0.0f32;
     let mut tf = 0.0f32;
+    let sentence = reads_as_sentence(terms);
     for (k, (h, t)) in f.terms.iter().zip(terms).enumerate() {
+        if t.filler {
+            continue;
+        }
+        if sentence {
+            // A question is answered by the note whose first lines hold its words.
+            let in_lead = f.lead.get(k).copied().unwrap_or(0.0);
+            bonus += weights().s_lead * in_lead * t.rarity;
+        }
         let title = h.title.max(h.alias);
         // In the text, a word counts where the best passage holds it, not anywhere in the note.
         let (body, head, body_tf) = proximity::near(h.body, h.head, h.body_tf, window, k);
@@ -102,6 +112,7 @@ mod tests {
                 text: t.text.clone(),
                 variants: Variants::default(),
                 rarity: 1.0,
+                filler: false,
             })
             .collect()
     }
@@ -121,6 +132,7 @@ mod tests {
             positions: HashMap::new(),
             occs: Vec::new(),
             body_len: 0,
+            lead: Vec::new(),
         }
     }
 
@@ -212,5 +224,33 @@ mod tests {
         assert_eq!(points("\"stale lock\"", &f, 0.0) - scattered, 90.0);
         // A name match replaces the body-phrase bonus.
         assert_eq!(points("stale lock", &f, 1.0) - scattered, 120.0);
+    }
+
+    #[test]
+    fn a_sentence_counts_its_content_words_and_their_place_in_the_lead() {
+        // "how do I mount usb": `how`, `do`, `i` are filler, `mount` and `usb` carry it.
+        let pq = q("how do I mount usb");
+        let mut t = terms(&pq);
+        for w in &mut t[..3] {
+            w.filler = true;
+        }
+        let mut hits = vec![TermHits::default(); 3];
+        hits.extend([body(1.0, 1.0), body(1.0, 1.0)]);
+        let mut f = feats(hits);
+        // Filler words missing from the note cost nothing: both content words, all matched.
+        let plain = bonus(&pq, &t, &f, 0.0, Some(&together(&f)));
+        assert_eq!(plain, 20.0 * 2.0 + 80.0 + 2.0);
+        // `mount` in the lead: +20 × its weight × its rarity.
+        f.lead = vec![0.0, 0.0, 0.0, 1.0, 0.0];
+        assert_eq!(bonus(&pq, &t, &f, 0.0, Some(&together(&f))) - plain, 20.0);
+        // A keyword query has no lead signal.
+        let kw = q("mount usb");
+        let mut k = feats(vec![body(1.0, 1.0), body(1.0, 1.0)]);
+        let before = bonus(&kw, &terms(&kw), &k, 0.0, Some(&together(&k)));
+        k.lead = vec![1.0, 1.0];
+        assert_eq!(
+            bonus(&kw, &terms(&kw), &k, 0.0, Some(&together(&k))),
+            before
+        );
     }
 }

@@ -40,7 +40,8 @@ pub(in crate::local) fn candidate_query(
     let mut should: Vec<(Occur, Box<dyn Query>)> = Vec::new();
     let boosts: HashMap<Field, f32> = field_boosts(fields).into_iter().collect();
     let mut term_queries: Vec<Box<dyn Query>> = Vec::new();
-    for t in terms {
+    // Filler words ("how", "do", "my") would lift every note that holds them.
+    for t in terms.iter().filter(|t| !t.filler) {
         let mut per_field: Vec<(Occur, Box<dyn Query>)> = Vec::new();
         for (field, vars) in &t.variants.per_field {
             let fb = boosts.get(field).copied().unwrap_or(1.0);

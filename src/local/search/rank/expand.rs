@@ -11,6 +11,7 @@ use tantivy::schema::Field;
 use tantivy::tokenizer::{RawTokenizer, Stemmer, TextAnalyzer, TokenStream};
 use tantivy::{Searcher, Term};
 
+use super::reading;
 use super::terms::{ExpandedTerm, MatchKind, Variants};
 use crate::local::schema::Fields;
 use crate::local::search::query::ParsedQuery;
@@ -97,18 +98,20 @@ pub(super) fn expand(
     term: &str,
     stemmer: &mut TextAnalyzer,
 ) -> Result<Variants> {
-    expand_among(searcher, fields, term, &[], stemmer)
+    expand_among(searcher, fields, term, &[], false, stemmer)
 }
 
-/// Finds the variants of `term`, one word of a query whose other words are `others`.
+/// Finds the variants of `term`, one word of a query whose other words are `others`; a filler
+/// word (`exact_only`, see [`super::reading`]) is looked up as it is.
 fn expand_among(
     searcher: &Searcher,
     fields: &Fields,
     term: &str,
     others: &[&str],
+    exact_only: bool,
     stemmer: &mut TextAnalyzer,
 ) -> Result<Variants> {
-    let chars = term.chars().count();
+    let chars = if exact_only { 0 } else { term.chars().count() };
     // A word the notes already contain is taken as spelt right: looking for its typo variants
     // (the costliest walk of the dictionary) would mostly add noise. Words the notes lack, or
     // hold only once or twice, get the typo walk.
@@ -120,7 +123,7 @@ fn expand_among(
         typo_distance_for(chars, known)
     };
     let dfa = (typo_distance > 0).then(|| lev_builder(typo_distance).build_dfa(term));
-    let term_stem = is_stemmable(term).then(|| stem(stemmer, term));
+    let term_stem = (!exact_only && is_stemmable(term)).then(|| stem(stemmer, term));
     // Scan below the stem minus one letter: `studies` → stem `studi` → scan `stud`, which also
     // reaches `study`.
     let stem_scan = term_stem.as_ref().map(|s| {
@@ -265,36 +268,52 @@ fn note_kind(found: &mut HashMap<String, MatchKind>, s: &str, kind: MatchKind) {
     }
 }
 
-/// Expands every term of the query.
+/// Expands every term of the query, each read as content or filler ([`super::reading`]).
 pub(in crate::local) fn expand_query(
     searcher: &Searcher,
     fields: &Fields,
     q: &ParsedQuery,
 ) -> Result<Vec<ExpandedTerm>> {
     let mut stemmer = stemmer();
-    let mut out: Vec<ExpandedTerm> = Vec::new();
     let words: Vec<&str> = q.terms.iter().map(|t| t.text.as_str()).collect();
-    for t in &q.terms {
-        let v = expand_among(searcher, fields, &t.text, &words, &mut stemmer)?;
+    let as_typed: Vec<(&str, &[String])> = q
+        .terms
+        .iter()
+        .map(|t| (t.text.as_str(), t.parts.as_slice()))
+        .collect();
+    let filler = reading::fillers(q, &as_typed);
+    // The terms as searched (a compound the notes lack by its parts), with the parts of a
+    // compound kept whole: what the final reading judges.
+    let mut out: Vec<ExpandedTerm> = Vec::new();
+    let mut searched: Vec<(String, Vec<String>)> = Vec::new();
+    for (t, &exact_only) in q.terms.iter().zip(&filler) {
+        let v = expand_among(searcher, fields, &t.text, &words, exact_only, &mut stemmer)?;
         if v.all.is_empty() && !t.parts.is_empty() {
             for p in &t.parts {
                 if out.iter().any(|e| &e.text == p) {
                     continue;
                 }
-                let v = expand_among(searcher, fields, p, &words, &mut stemmer)?;
-                out.push(ExpandedTerm {
-                    text: p.clone(),
-                    variants: v,
-                    rarity: 1.0,
-                });
+                let only = exact_only || reading::is_filler_word(p);
+                let v = expand_among(searcher, fields, p, &words, only, &mut stemmer)?;
+                out.push(ExpandedTerm::new(p.clone(), v));
+                searched.push((p.clone(), Vec::new()));
             }
         } else {
-            out.push(ExpandedTerm {
-                text: t.text.clone(),
-                variants: v,
-                rarity: 1.0,
-            });
+            out.push(ExpandedTerm::new(t.text.clone(), v));
+            searched.push((t.text.clone(), t.parts.clone()));
         }
+    }
+    let as_searched: Vec<(&str, &[String])> = searched
+        .iter()
+        .map(|(w, p)| (w.as_str(), p.as_slice()))
+        .collect();
+    let filler = reading::fillers(q, &as_searched);
+    for (e, f) in out.iter_mut().zip(filler) {
+        if !f && reading::is_filler_word(&e.text) {
+            // Read as content after all (every word searched is a stop word): all its variants.
+            e.variants = expand_among(searcher, fields, &e.text, &words, false, &mut stemmer)?;
+        }
+        e.filler = f;
     }
     Ok(out)
 }
@@ -313,6 +332,11 @@ pub(in crate::local) fn set_rarity(
     let n = searcher.num_docs().max(1) as f32;
     let mut idfs = Vec::with_capacity(terms.len());
     for t in terms.iter() {
+        if t.filler {
+            // A filler word neither picks a note's passage nor weighs in its coverage.
+            idfs.push(0.0);
+            continue;
+        }
         let mut df = 0u64;
         for (s, _) in t.variants.all.iter().filter(|(_, w)| **w >= 0.99) {
             df = df.max(searcher.doc_freq(&Term::from_field_text(fields.body, s))?);
@@ -320,7 +344,8 @@ pub(in crate::local) fn set_rarity(
         let df = df as f32;
         idfs.push((1.0 + (n - df + 0.5) / (df + 0.5)).ln().max(0.01).powf(p));
     }
-    let mean = idfs.iter().sum::<f32>() / idfs.len() as f32;
+    let content = terms.iter().filter(|t| !t.filler).count().max(1);
+    let mean = idfs.iter().sum::<f32>() / content as f32;
     for (t, idf) in terms.iter_mut().zip(idfs) {
         t.rarity = idf / mean;
     }

@@ -10,6 +10,7 @@ use tantivy::postings::Postings;
 use tantivy::schema::IndexRecordOption;
 use tantivy::{DocAddress, DocSet, Searcher, Term};
 
+use super::lead;
 use super::terms::ExpandedTerm;
 use crate::local::schema::Fields;
 use crate::local::search::query::ParsedQuery;
@@ -39,6 +40,8 @@ pub(super) struct Features {
     pub(super) occs: Vec<Occ>,
     /// Tokens in the body (tantivy's field norm: exact to 40, then within a few percent).
     pub(super) body_len: u32,
+    /// Best variant weight of each query term in the note's lead ([`super::lead`]).
+    pub(super) lead: Vec<f32>,
 }
 
 /// The features of every candidate, in the order of `candidates`.
@@ -122,6 +125,10 @@ pub(super) fn read(
                     }
                 }
             }
+        }
+        let lead_len = lead::lead_tokens();
+        for &(i, _) in &docs {
+            feats[i].lead = lead::lead_hits(&feats[i].occs, terms.len(), lead_len);
         }
         let norms = seg.get_fieldnorms_reader(fields.body)?;
         for &(i, doc) in &docs {

@@ -160,7 +160,8 @@ fn stored_hit(
 fn matched_terms(terms: &[ExpandedTerm], hits: &[TermHits]) -> (Vec<String>, Vec<String>) {
     let mut matched = Vec::new();
     let mut highlight = Vec::new();
-    for (t, h) in terms.iter().zip(hits) {
+    // A sentence's filler words ("how", "the") match nearly every note: not worth naming.
+    for (t, h) in terms.iter().zip(hits).filter(|(t, _)| !t.filler) {
         if h.title.max(h.alias).max(h.head).max(h.body).max(h.tags) > 0.0 {
             matched.push(t.text.clone());
             highlight.extend(t.variants.all.keys().cloned());

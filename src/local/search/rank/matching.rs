@@ -7,10 +7,21 @@ use super::terms::ExpandedTerm;
 use crate::local::analyzer;
 use crate::local::weights::weights;
 
-/// How well a name (file name or alias) and the query cover each other: the share of query
-/// terms found in the name times the share of the name's words that are query terms, each
-/// weighted by the match kind. 1.0 means "the name is the query".
+/// How well a name (file name or alias) and the query cover each other, read with every word
+/// of the query (a title typed as it is, `Introduction to CRDT`) or with its content words
+/// only (a question whose answer is the note `tar`), whichever covers more.
 pub(super) fn name_match(analyzer: &mut TextAnalyzer, name: &str, terms: &[ExpandedTerm]) -> f32 {
+    let whole = cover(analyzer, name, terms);
+    if !terms.iter().any(|t| t.filler) {
+        return whole;
+    }
+    let content: Vec<ExpandedTerm> = terms.iter().filter(|t| !t.filler).cloned().collect();
+    whole.max(cover(analyzer, name, &content))
+}
+
+/// The share of query terms found in the name times the share of the name's words that are
+/// query terms, each weighted by the match kind. 1.0 means "the name is the query".
+fn cover(analyzer: &mut TextAnalyzer, name: &str, terms: &[ExpandedTerm]) -> f32 {
     let all = analyzer::analyze(analyzer, name);
     let parts: Vec<&str> = all
         .iter()

@@ -1,6 +1,10 @@
 //! Ranking for the local engine: candidates from BM25 over expanded terms, then a re-rank with
 //! the documented bonus signals.
 //!
+//! 0. **Reading** ([`reading`]). A query with two stop words or more is a sentence: its question
+//!    words, auxiliaries, pronouns and fillers are filler, looked up exactly and left out of
+//!    the candidate query and of the word, coverage and all-words signals; the content words
+//!    carry it, and those found in a note's lead count extra ([`lead`]). Keywords read as typed.
 //! 1. **Expansion.** Each query term is looked up in the term dictionaries of the searched
 //!    fields: exactly, as an inflection (same English stem: `rebuilds` → `rebuild`,
 //!    `rebuilding`), by prefix (3+ characters: `kotlin` → `kotlincompiledaemon`, unless the
@@ -32,8 +36,10 @@ mod coordination;
 mod expand;
 mod features;
 mod hits;
+mod lead;
 mod matching;
 mod proximity;
+mod reading;
 mod rerank;
 mod terms;
 

@@ -89,6 +89,7 @@ fn score(
     warnings: &mut Vec<String>,
 ) -> Result<Vec<(f64, usize)>> {
     let max_bm25 = candidates.iter().map(|c| c.0).fold(0.0f32, f32::max);
+    let content_words = terms.iter().filter(|t| !t.filler).count();
     let mut scored: Vec<(f64, usize)> = Vec::with_capacity(candidates.len());
     for (i, f) in feats.iter().enumerate() {
         if q.excluded_phrases
@@ -122,7 +123,7 @@ fn score(
         // A long note's BM25 says less about it: the same factor as its heading matches.
         let bm25 =
             bm25_part(bm25, max_bm25) * proximity::focus(f.body_len).powf(weights().focus_bm25);
-        let prior = proximity::length_prior(f.body_len, terms.len());
+        let prior = proximity::length_prior(f.body_len, content_words);
         scored.push((f64::from(bonus + bm25 - prior), i));
     }
     Ok(scored)

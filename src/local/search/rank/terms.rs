@@ -50,6 +50,26 @@ impl Variants {
 pub(in crate::local::search) struct ExpandedTerm {
     pub(in crate::local::search) text: String,
     pub(in crate::local::search) variants: Variants,
-    /// How much this term counts relative to the others (mean 1): rarer terms count more.
+    /// How much this term counts relative to the others (mean 1 over the content words):
+    /// rarer terms count more; a filler word counts 0.
     pub(in crate::local::search) rarity: f32,
+    /// A stop word in a query read as a sentence ([`super::reading`]): it is looked up exactly
+    /// and counts only for the query as a phrase and as a name.
+    pub(in crate::local::search) filler: bool,
+}
+
+/// Whether the query reads as a sentence: some of its words are filler ([`super::reading`]).
+pub(super) fn reads_as_sentence(terms: &[ExpandedTerm]) -> bool {
+    terms.iter().any(|t| t.filler)
+}
+
+impl ExpandedTerm {
+    pub(super) fn new(text: String, variants: Variants) -> ExpandedTerm {
+        ExpandedTerm {
+            text,
+            variants,
+            rarity: 1.0,
+            filler: false,
+        }
+    }
 }

@@ -374,3 +374,30 @@ fn hits_carry_line_heading_matched_words_and_excerpt() {
     assert!(h.excerpt.contains("restart the daemon"), "{}", h.excerpt);
     assert_eq!(h.basename, "n");
 }
+
+#[test]
+fn a_question_is_ranked_by_its_content_words() {
+    let t = tiny(&[
+        (
+            "lsof.md",
+            "# lsof\n\n> List open files.\n\n- Find the process that opened a port:\n",
+        ),
+        // Holds every filler word of the question, and `however` (which `how` would reach by
+        // prefix), but no content word.
+        (
+            "chatter.md",
+            "How do I know which of them is already there? However you do it, it is mine.\n",
+        ),
+    ]);
+    let hits = ranked(&t, "how do I find which process is already using a port?");
+    assert_eq!(hits[0].path, "lsof.md");
+    // Filler words are not named as matches.
+    assert_eq!(hits[0].matched, ["find", "process", "port"]);
+    let fields = schema::fields();
+    let terms = expand_query(&t.searcher, fields, &parse("how do I find a port")).unwrap();
+    let how = terms.iter().find(|e| e.text == "how").unwrap();
+    assert!(how.filler && !how.variants.all.contains_key("however"));
+    // A keyword query keeps its prefix variants.
+    let terms = expand_query(&t.searcher, fields, &parse("how port")).unwrap();
+    assert!(terms[0].variants.all.contains_key("however") && !terms[0].filler);
+}
