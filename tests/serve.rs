@@ -357,6 +357,112 @@ fn refuses_foreign_hosts_origins_writes_and_big_requests() {
     assert_eq!(server.paths("secret"), ["n.md"]);
 }
 
+/// What a userscript or an extension on an allowed origin meets: a preflight that allows its
+/// request headers, CORS headers on errors too, a typed `%` searched as the plugin does.
+#[test]
+fn a_browser_page_on_an_allowed_origin_reads_every_answer() {
+    let env = Env::new();
+    env.write("n.md", "a 100% cotton shirt\n");
+    let page = "https://www.google.com";
+    let ext = "moz-extension://0b6e2b1c-8c5a-4f0e-9d7e-2f1f2c3d4e5f";
+    let server = Server::start(
+        &env,
+        &[
+            "--allow-origin",
+            "https://www.google.com/",
+            "--allow-origin",
+            ext,
+        ],
+    );
+    let port = server.port;
+    let allows = |head: &str, origin: &str| {
+        head.contains(&format!("Access-Control-Allow-Origin: {origin}\r\n"))
+    };
+
+    let (code, head, _) = request(
+        port,
+        "OPTIONS /search?q=x HTTP/1.1",
+        &[
+            ("Origin", page),
+            ("Access-Control-Request-Method", "GET"),
+            (
+                "Access-Control-Request-Headers",
+                "content-type, x-client-id",
+            ),
+        ],
+    );
+    assert_eq!(code, 204, "{head}");
+    assert!(allows(&head, page), "{head}");
+    let allowed_headers = head
+        .lines()
+        .find_map(|l| l.strip_prefix("Access-Control-Allow-Headers: "))
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    for h in ["content-type", "x-client-id"] {
+        assert!(allowed_headers.contains(h), "{head}");
+    }
+
+    // Errors, those of the routes and those refused while reading, carry the headers too.
+    for (line, extra, want) in [
+        ("GET /nothing HTTP/1.1", None, 404),
+        ("GET /api/search HTTP/1.1", None, 400),
+        ("POST /search?q=x HTTP/1.1", None, 405),
+        (
+            "GET /search?q=x HTTP/1.1",
+            Some(("Content-Length", "3")),
+            413,
+        ),
+        (
+            "GET /search?q=x HTTP/1.1",
+            Some(("Host", "evil.example")),
+            403,
+        ),
+    ] {
+        let mut headers = vec![("Origin", page)];
+        headers.extend(extra);
+        let (code, head, _) = request(port, line, &headers);
+        assert_eq!(code, want, "{line}");
+        assert!(allows(&head, page), "{line}: {head}");
+    }
+    // An origin not named gets no CORS header on any answer.
+    let (code, head, _) = request(
+        port,
+        "GET /nothing HTTP/1.1",
+        &[("Origin", "https://evil.example")],
+    );
+    assert_eq!(code, 403);
+    assert!(!head.contains("Access-Control-Allow-Origin"), "{head}");
+
+    // A browser extension's origin.
+    let (code, head, body) = request(port, "GET /search?q=cotton HTTP/1.1", &[("Origin", ext)]);
+    assert_eq!(code, 200, "{body}");
+    assert!(allows(&head, ext), "{head}");
+
+    // A typed `%`, sent as it is: the plugin searches it; so does `serve`.
+    for q in ["100%", "100%25", "100%+cotton", "%zz"] {
+        let (code, _, body) = server.get(&format!("/search?q={q}"), &[("Origin", page)]);
+        assert_eq!(code, 200, "{q}: {body}");
+    }
+    let (_, _, body) = server.get("/search?q=100%+cotton", &[]);
+    assert!(body.contains("\"path\":\"n.md\""), "{body}");
+
+    // `GET /` answers, as the plugin's does: health checks probe it.
+    let (code, _, body) = server.get("/", &[("Origin", page)]);
+    assert_eq!(code, 200, "{body}");
+    assert_eq!(request(port, "HEAD / HTTP/1.1", &[]).0, 200);
+}
+
+#[test]
+fn allow_origin_refuses_wildcards_and_paths() {
+    let env = Env::new();
+    for bad in ["*", "https://www.google.com/search", "www.google.com"] {
+        let out = env.run(&["serve", "--port", "0", "--allow-origin", bad]);
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        let err = crate::util::stderr(&out);
+        assert!(err.contains("--allow-origin"), "{bad}: {err}");
+    }
+}
+
 #[test]
 fn the_cli_skips_the_walk_only_while_the_server_lives() {
     let env = Env::new();
