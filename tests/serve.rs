@@ -213,8 +213,57 @@ fn the_reply_has_the_plugins_shape() {
         String::from_utf16(&utf16[m.offset..m.offset + 6]).unwrap(),
         "daemon"
     );
+    // Line breaks as `<br>`, from the match's line on, as the plugin cuts excerpts.
+    assert!(h.excerpt.starts_with("the &lt;daemon&gt;"), "{}", h.excerpt);
     // Any other path, and a query without `q`, answer like the plugin: no results.
     assert!(server.search("").is_empty());
+}
+
+/// What the issue found unlike the plugin, checked against its answers for the same notes.
+#[test]
+fn excerpts_matches_and_found_words_as_the_plugin_sends_them() {
+    let env = Env::new();
+    let long = "filler words ".repeat(20);
+    env.write(
+        "garden.md",
+        &format!("# Roses\n\n{long}\nprune old roses in March\n\nfeed Old Roses #garden\n{long}\n"),
+    );
+    let server = Server::start(&env, &[]);
+    let hits = server.search(r#""old roses" #garden"#);
+    assert_eq!(hits.len(), 1, "{hits:?}");
+    let h = &hits[0];
+    assert!(h.excerpt.contains("March<br>feed"), "{}", h.excerpt);
+    assert!(
+        h.excerpt.ends_with('…') && !h.excerpt.contains("..."),
+        "{}",
+        h.excerpt
+    );
+    for w in ["old roses", "#garden"] {
+        assert!(h.found_words.iter().any(|f| f == w), "{:?}", h.found_words);
+    }
+    let texts: Vec<&str> = h.matches.iter().map(|m| m.text.as_str()).collect();
+    // The phrase found verbatim first (as the plugin does), then every match in text order.
+    assert_eq!(texts[0], "old roses", "{texts:?}");
+    assert!(
+        texts.contains(&"Old Roses") && texts.contains(&"#garden"),
+        "{texts:?}"
+    );
+    let offsets: Vec<usize> = h.matches[1..].iter().map(|m| m.offset).collect();
+    assert!(offsets.windows(2).all(|w| w[0] < w[1]), "{offsets:?}");
+    assert!(
+        h.matches[1..]
+            .iter()
+            .any(|m| m.offset == h.matches[0].offset),
+        "{:?}",
+        h.matches
+    );
+
+    let hits = server.search("roses");
+    let offsets: Vec<usize> = hits[0].matches.iter().map(|m| m.offset).collect();
+    assert!(
+        offsets.len() >= 3 && offsets.windows(2).all(|w| w[0] < w[1]),
+        "{offsets:?}"
+    );
 }
 
 #[test]

@@ -19,7 +19,9 @@
 
 pub(crate) mod cors;
 pub(crate) mod http;
+pub(crate) mod omniquery;
 pub(crate) mod omnishape;
+pub(crate) mod percent;
 pub(crate) mod watch;
 
 use std::path::PathBuf;
@@ -222,7 +224,7 @@ impl App {
         let opts = self.options(q, OMNI_LIMIT, Scope::default(), false);
         match crate::search(&opts) {
             Ok(r) => {
-                let out = omnishape::convert(&self.vault, r.results);
+                let out = omnishape::convert(&self.vault, q, r.results);
                 Response::json(200, serde_json::to_vec(&out).unwrap_or_default())
             }
             Err(e) => Response::error(500, &format!("{e:#}")),
