@@ -474,13 +474,15 @@ fn a_browser_page_on_an_allowed_origin_reads_every_answer() {
         assert!(allows(&head, page), "{line}: {head}");
     }
     // An origin not named gets no CORS header on any answer.
-    let (code, head, _) = request(
+    let (code, head, body) = request(
         port,
         "GET /nothing HTTP/1.1",
         &[("Origin", "https://evil.example")],
     );
     assert_eq!(code, 403);
     assert!(!head.contains("Access-Control-Allow-Origin"), "{head}");
+    // The refusal names the origin to pass to --allow-origin.
+    assert!(body.contains("from https://evil.example"), "{body}");
 
     // A browser extension's origin.
     let (code, head, body) = request(port, "GET /search?q=cotton HTTP/1.1", &[("Origin", ext)]);

@@ -8,6 +8,9 @@
 //! and the like), and the same CORS headers on error replies, so a page sees the error
 //! instead of an opaque network failure.
 
+use std::collections::HashSet;
+use std::sync::Mutex;
+
 use anyhow::{bail, Result};
 
 use super::http::Response;
@@ -24,10 +27,15 @@ const SCHEMES: [&str; 5] = [
 /// Request headers a preflight always allows (a page may name more; those are echoed).
 const ALLOWED_HEADERS: &str = "Content-Type, Accept, Accept-Language, Cache-Control";
 
+/// Refused origins logged at most: a page could otherwise fill the log with made-up ones.
+const MAX_LOGGED: usize = 32;
+
 /// The origins `--allow-origin` named, as browsers write them.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Default)]
 pub(crate) struct Cors {
     allowed: Vec<String>,
+    /// Origins already refused, each logged once.
+    logged: Mutex<HashSet<String>>,
 }
 
 impl Cors {
@@ -37,7 +45,29 @@ impl Cors {
             .iter()
             .map(|o| normalise(o))
             .collect::<Result<Vec<_>>>()?;
-        Ok(Cors { allowed })
+        Ok(Cors {
+            allowed,
+            logged: Mutex::default(),
+        })
+    }
+
+    /// The answer to an origin not named. Its first refusal is logged on stderr: setting up a
+    /// userscript, that line says which origin to name.
+    pub(crate) fn refuse(&self, origin: &str) -> Response {
+        let first = self
+            .logged
+            .lock()
+            .is_ok_and(|mut seen| seen.len() < MAX_LOGGED && seen.insert(origin.to_string()));
+        if first {
+            eprintln!(
+                "vault-search: refused a browser request from origin {origin:?} \
+                 (--allow-origin {origin} would answer it)"
+            );
+        }
+        Response::error(
+            403,
+            &format!("cross-origin requests from {origin} are refused (see --allow-origin)"),
+        )
     }
 
     /// Whether a request with this `Origin` header may be answered (none: not a browser's

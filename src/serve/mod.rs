@@ -173,11 +173,10 @@ impl App {
             return Response::error(403, "the Host header must name a loopback address");
         }
         let origin = req.header("origin");
-        if !self.cors.permits(origin) {
-            return Response::error(
-                403,
-                "cross-origin requests are refused (see --allow-origin)",
-            );
+        if let Some(o) = origin {
+            if !self.cors.permits(Some(o)) {
+                return self.cors.refuse(o);
+            }
         }
         match (req.method.as_str(), req.path.as_str()) {
             ("OPTIONS", _) if origin.is_some() => self
