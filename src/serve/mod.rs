@@ -155,16 +155,13 @@ impl App {
     /// Every answer, refusals included, carries the CORS headers an allowed origin needs.
     fn answer(&self, req: Result<&Request, Refused>) -> Response {
         let (origin, mut resp) = match req {
-            Ok(req) => (req.header("origin"), self.route(req)),
+            Ok(req) => (req.header("origin").map(str::to_string), self.route(req)),
             Err(Refused { response, headers }) => {
-                let origin = headers.iter().find(|(k, _)| k == "origin");
-                let mut resp = response;
-                self.cors
-                    .decorate(origin.map(|(_, v)| v.as_str()), &mut resp);
-                return resp;
+                let origin = headers.into_iter().find(|(k, _)| k == "origin");
+                (origin.map(|(_, v)| v), response)
             }
         };
-        self.cors.decorate(origin, &mut resp);
+        self.cors.decorate(origin.as_deref(), &mut resp);
         resp
     }
 
