@@ -213,8 +213,57 @@ fn the_reply_has_the_plugins_shape() {
         String::from_utf16(&utf16[m.offset..m.offset + 6]).unwrap(),
         "daemon"
     );
+    // Line breaks as `<br>`, from the match's line on, as the plugin cuts excerpts.
+    assert!(h.excerpt.starts_with("the &lt;daemon&gt;"), "{}", h.excerpt);
     // Any other path, and a query without `q`, answer like the plugin: no results.
     assert!(server.search("").is_empty());
+}
+
+/// What the issue found unlike the plugin, checked against its answers for the same notes.
+#[test]
+fn excerpts_matches_and_found_words_as_the_plugin_sends_them() {
+    let env = Env::new();
+    let long = "filler words ".repeat(20);
+    env.write(
+        "garden.md",
+        &format!("# Roses\n\n{long}\nprune old roses in March\n\nfeed Old Roses #garden\n{long}\n"),
+    );
+    let server = Server::start(&env, &[]);
+    let hits = server.search(r#""old roses" #garden"#);
+    assert_eq!(hits.len(), 1, "{hits:?}");
+    let h = &hits[0];
+    assert!(h.excerpt.contains("March<br>feed"), "{}", h.excerpt);
+    assert!(
+        h.excerpt.ends_with('…') && !h.excerpt.contains("..."),
+        "{}",
+        h.excerpt
+    );
+    for w in ["old roses", "#garden"] {
+        assert!(h.found_words.iter().any(|f| f == w), "{:?}", h.found_words);
+    }
+    let texts: Vec<&str> = h.matches.iter().map(|m| m.text.as_str()).collect();
+    // The phrase found verbatim first (as the plugin does), then every match in text order.
+    assert_eq!(texts[0], "old roses", "{texts:?}");
+    assert!(
+        texts.contains(&"Old Roses") && texts.contains(&"#garden"),
+        "{texts:?}"
+    );
+    let offsets: Vec<usize> = h.matches[1..].iter().map(|m| m.offset).collect();
+    assert!(offsets.windows(2).all(|w| w[0] < w[1]), "{offsets:?}");
+    assert!(
+        h.matches[1..]
+            .iter()
+            .any(|m| m.offset == h.matches[0].offset),
+        "{:?}",
+        h.matches
+    );
+
+    let hits = server.search("roses");
+    let offsets: Vec<usize> = hits[0].matches.iter().map(|m| m.offset).collect();
+    assert!(
+        offsets.len() >= 3 && offsets.windows(2).all(|w| w[0] < w[1]),
+        "{offsets:?}"
+    );
 }
 
 #[test]
@@ -355,6 +404,114 @@ fn refuses_foreign_hosts_origins_writes_and_big_requests() {
     assert_eq!(status("GET /search?q=x HTTP/1.1", &[("X-Big", &big)]), 431);
     // Still serving after all that.
     assert_eq!(server.paths("secret"), ["n.md"]);
+}
+
+/// What a userscript or an extension on an allowed origin meets: a preflight that allows its
+/// request headers, CORS headers on errors too, a typed `%` searched as the plugin does.
+#[test]
+fn a_browser_page_on_an_allowed_origin_reads_every_answer() {
+    let env = Env::new();
+    env.write("n.md", "a 100% cotton shirt\n");
+    let page = "https://www.google.com";
+    let ext = "moz-extension://0b6e2b1c-8c5a-4f0e-9d7e-2f1f2c3d4e5f";
+    let server = Server::start(
+        &env,
+        &[
+            "--allow-origin",
+            "https://www.google.com/",
+            "--allow-origin",
+            ext,
+        ],
+    );
+    let port = server.port;
+    let allows = |head: &str, origin: &str| {
+        head.contains(&format!("Access-Control-Allow-Origin: {origin}\r\n"))
+    };
+
+    let (code, head, _) = request(
+        port,
+        "OPTIONS /search?q=x HTTP/1.1",
+        &[
+            ("Origin", page),
+            ("Access-Control-Request-Method", "GET"),
+            (
+                "Access-Control-Request-Headers",
+                "content-type, x-client-id",
+            ),
+        ],
+    );
+    assert_eq!(code, 204, "{head}");
+    assert!(allows(&head, page), "{head}");
+    let allowed_headers = head
+        .lines()
+        .find_map(|l| l.strip_prefix("Access-Control-Allow-Headers: "))
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    for h in ["content-type", "x-client-id"] {
+        assert!(allowed_headers.contains(h), "{head}");
+    }
+
+    // Errors, those of the routes and those refused while reading, carry the headers too.
+    for (line, extra, want) in [
+        ("GET /nothing HTTP/1.1", None, 404),
+        ("GET /api/search HTTP/1.1", None, 400),
+        ("POST /search?q=x HTTP/1.1", None, 405),
+        (
+            "GET /search?q=x HTTP/1.1",
+            Some(("Content-Length", "3")),
+            413,
+        ),
+        (
+            "GET /search?q=x HTTP/1.1",
+            Some(("Host", "evil.example")),
+            403,
+        ),
+    ] {
+        let mut headers = vec![("Origin", page)];
+        headers.extend(extra);
+        let (code, head, _) = request(port, line, &headers);
+        assert_eq!(code, want, "{line}");
+        assert!(allows(&head, page), "{line}: {head}");
+    }
+    // An origin not named gets no CORS header on any answer.
+    let (code, head, body) = request(
+        port,
+        "GET /nothing HTTP/1.1",
+        &[("Origin", "https://evil.example")],
+    );
+    assert_eq!(code, 403);
+    assert!(!head.contains("Access-Control-Allow-Origin"), "{head}");
+    // The refusal names the origin to pass to --allow-origin.
+    assert!(body.contains("from https://evil.example"), "{body}");
+
+    // A browser extension's origin.
+    let (code, head, body) = request(port, "GET /search?q=cotton HTTP/1.1", &[("Origin", ext)]);
+    assert_eq!(code, 200, "{body}");
+    assert!(allows(&head, ext), "{head}");
+
+    // A typed `%`, sent as it is: the plugin searches it; so does `serve`.
+    for q in ["100%", "100%25", "100%+cotton", "%zz"] {
+        let (code, _, body) = server.get(&format!("/search?q={q}"), &[("Origin", page)]);
+        assert_eq!(code, 200, "{q}: {body}");
+    }
+    let (_, _, body) = server.get("/search?q=100%+cotton", &[]);
+    assert!(body.contains("\"path\":\"n.md\""), "{body}");
+
+    // `GET /` answers, as the plugin's does: health checks probe it.
+    let (code, _, body) = server.get("/", &[("Origin", page)]);
+    assert_eq!(code, 200, "{body}");
+    assert_eq!(request(port, "HEAD / HTTP/1.1", &[]).0, 200);
+}
+
+#[test]
+fn allow_origin_refuses_wildcards_and_paths() {
+    let env = Env::new();
+    for bad in ["*", "https://www.google.com/search", "www.google.com"] {
+        let out = env.run(&["serve", "--port", "0", "--allow-origin", bad]);
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        let err = crate::util::stderr(&out);
+        assert!(err.contains("--allow-origin"), "{bad}: {err}");
+    }
 }
 
 #[test]

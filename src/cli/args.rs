@@ -130,7 +130,7 @@ pub(crate) struct ServeArgs {
     #[arg(long, value_name = "P", default_value_t = crate::serve::DEFAULT_SERVE_PORT)]
     pub(crate) port: u16,
 
-    /// Answer browser requests from this origin, e.g. http://localhost:3000 (repeatable)
+    /// Answer browser requests from this origin: a page (https://www.google.com), a local tool (http://localhost:3000) or an extension (chrome-extension://ID, moz-extension://UUID); repeatable, never *
     #[arg(long, value_name = "ORIGIN")]
     pub(crate) allow_origin: Vec<String>,
 

@@ -31,8 +31,9 @@ pub(crate) struct OmniResult {
     /// The index words the plugin matched; a word that is not a string is skipped.
     #[serde(rename = "foundWords", default, deserialize_with = "strings")]
     pub(crate) found_words: Vec<String>,
-    /// The match the excerpt is built around comes first; an entry that is not a match
-    /// object reads as one without an offset.
+    /// In the order of the text, except that a multi-word query found verbatim comes first
+    /// (the plugin's excerpt is built around the first); an entry that is not a match object
+    /// reads as one without an offset.
     #[serde(default, deserialize_with = "each_lenient")]
     pub(crate) matches: Vec<OmniMatch>,
     /// HTML-escaped, `<br>` for newlines, as the plugin sends it.

@@ -18,6 +18,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Result};
 
+use super::percent::{percent_decode, query_decode};
+
 /// Bounds on what one client may cost.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Limits {
@@ -103,7 +105,26 @@ impl Response {
     }
 }
 
-pub(crate) type Handler = dyn Fn(&Request) -> Response + Send + Sync;
+/// A request refused before it reached a route: the answer to send, and the request's headers
+/// when they could be read, so the routes' policy (CORS) still applies to the refusal.
+#[derive(Debug)]
+pub(crate) struct Refused {
+    pub(crate) response: Response,
+    /// Header names lowercased; empty when the head never arrived whole.
+    pub(crate) headers: Vec<(String, String)>,
+}
+
+impl Refused {
+    fn bare(response: Response) -> Refused {
+        Refused {
+            response,
+            headers: Vec::new(),
+        }
+    }
+}
+
+/// Answers a request, or decorates the answer to one refused while it was read.
+pub(crate) type Handler = dyn Fn(Result<&Request, Refused>) -> Response + Send + Sync;
 
 /// Binds `port` on 127.0.0.1 and, where the system has IPv6, on [::1].
 pub(crate) fn bind(port: u16) -> Result<Vec<TcpListener>> {
@@ -188,21 +209,19 @@ impl Drop for Active {
 
 fn handle(mut stream: TcpStream, limits: Limits, handler: &Arc<Handler>) {
     let _ = stream.set_write_timeout(Some(limits.write_timeout));
-    let response = match read_request(&mut stream, limits) {
-        Ok(req) => {
-            let head_only = req.method == "HEAD";
-            let resp = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| handler(&req)))
-                .unwrap_or_else(|_| Response::error(500, "internal error"));
-            let _ = write_response(&mut stream, &resp, head_only, limits.write_timeout);
-            return;
-        }
-        Err(resp) => resp,
-    };
-    let _ = write_response(&mut stream, &response, false, limits.write_timeout);
+    let read = read_request(&mut stream, limits);
+    let head_only = read.as_ref().is_ok_and(|req| req.method == "HEAD");
+    let resp = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match read {
+        Ok(req) => handler(Ok(&req)),
+        Err(refused) => handler(Err(refused)),
+    }))
+    .unwrap_or_else(|_| Response::error(500, "internal error"));
+    let _ = write_response(&mut stream, &resp, head_only, limits.write_timeout);
 }
 
 /// Reads and parses the request head within the limits; a refusal is the answer to send.
-fn read_request(stream: &mut TcpStream, limits: Limits) -> Result<Request, Response> {
+fn read_request(stream: &mut TcpStream, limits: Limits) -> Result<Request, Refused> {
+    let bare = |status, why| Err(Refused::bare(Response::error(status, why)));
     let started = Instant::now();
     let mut buf = Vec::with_capacity(1024);
     let mut chunk = [0u8; 2048];
@@ -211,15 +230,15 @@ fn read_request(stream: &mut TcpStream, limits: Limits) -> Result<Request, Respo
             break i;
         }
         if buf.len() > limits.max_header_bytes {
-            return Err(Response::error(431, "request headers too large"));
+            return bare(431, "request headers too large");
         }
         let left = limits.request_deadline.saturating_sub(started.elapsed());
         if left.is_zero() {
-            return Err(Response::error(408, "request not received in time"));
+            return bare(408, "request not received in time");
         }
         let _ = stream.set_read_timeout(Some(left.max(Duration::from_millis(1))));
         match stream.read(&mut chunk) {
-            Ok(0) => return Err(Response::error(400, "connection closed mid-request")),
+            Ok(0) => return bare(400, "connection closed mid-request"),
             Ok(n) => buf.extend_from_slice(&chunk[..n]),
             Err(e)
                 if matches!(
@@ -227,14 +246,14 @@ fn read_request(stream: &mut TcpStream, limits: Limits) -> Result<Request, Respo
                     std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
                 ) =>
             {
-                return Err(Response::error(408, "request not received in time"))
+                return bare(408, "request not received in time")
             }
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(_) => return Err(Response::error(400, "cannot read the request")),
+            Err(_) => return bare(400, "cannot read the request"),
         }
     };
     if end > limits.max_header_bytes {
-        return Err(Response::error(431, "request headers too large"));
+        return bare(431, "request headers too large");
     }
     parse_head(&buf[..end])
 }
@@ -243,12 +262,37 @@ fn find_head_end(buf: &[u8]) -> Option<usize> {
     buf.windows(4).position(|w| w == b"\r\n\r\n")
 }
 
-/// Parses the request line and headers (the bytes before the blank line).
-fn parse_head(head: &[u8]) -> Result<Request, Response> {
-    let bad = |why: &str| Response::error(400, why);
+/// Parses the request line and headers (the bytes before the blank line). A refusal once
+/// the headers are read carries them.
+fn parse_head(head: &[u8]) -> Result<Request, Refused> {
+    let bad = |why: &str| Refused::bare(Response::error(400, why));
     let text = std::str::from_utf8(head).map_err(|_| bad("request head is not UTF-8"))?;
     let mut lines = text.split("\r\n");
     let line = lines.next().unwrap_or_default();
+    let mut headers = Vec::new();
+    for h in lines {
+        let (k, v) = h.split_once(':').ok_or_else(|| bad("malformed header"))?;
+        if k.is_empty() || k.contains(char::is_whitespace) {
+            return Err(bad("malformed header"));
+        }
+        headers.push((k.to_ascii_lowercase(), v.trim().to_string()));
+    }
+    match parse_target(line, &headers) {
+        Ok((method, path, params)) => Ok(Request {
+            method,
+            path,
+            params,
+            headers,
+        }),
+        Err(response) => Err(Refused { response, headers }),
+    }
+}
+
+type Target = (String, String, Vec<(String, String)>);
+
+/// The request line's method, decoded path and query parameters.
+fn parse_target(line: &str, headers: &[(String, String)]) -> Result<Target, Response> {
+    let bad = |why: &str| Response::error(400, why);
     let mut parts = line.split(' ');
     let (Some(method), Some(target), Some(version), None) =
         (parts.next(), parts.next(), parts.next(), parts.next())
@@ -257,14 +301,6 @@ fn parse_head(head: &[u8]) -> Result<Request, Response> {
     };
     if !version.starts_with("HTTP/1.") {
         return Err(Response::error(505, "HTTP/1.x only"));
-    }
-    let mut headers = Vec::new();
-    for h in lines {
-        let (k, v) = h.split_once(':').ok_or_else(|| bad("malformed header"))?;
-        if k.is_empty() || k.contains(char::is_whitespace) {
-            return Err(bad("malformed header"));
-        }
-        headers.push((k.to_ascii_lowercase(), v.trim().to_string()));
     }
     // No endpoint takes a body: refusing any keeps request smuggling and body limits moot.
     let has_body = headers
@@ -277,46 +313,16 @@ fn parse_head(head: &[u8]) -> Result<Request, Response> {
     if !raw_path.starts_with('/') {
         return Err(bad("the request target must be a path"));
     }
-    let path = percent_decode(raw_path, false).ok_or_else(|| bad("bad percent-encoding"))?;
-    let mut params = Vec::new();
-    for pair in raw_query.split('&').filter(|p| !p.is_empty()) {
-        let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
-        let k = percent_decode(k, true).ok_or_else(|| bad("bad percent-encoding"))?;
-        let v = percent_decode(v, true).ok_or_else(|| bad("bad percent-encoding"))?;
-        params.push((k, v));
-    }
-    Ok(Request {
-        method: method.to_string(),
-        path,
-        params,
-        headers,
-    })
-}
-
-/// Decodes `%XX` (and in query strings `+`); `None` for a bad escape or invalid UTF-8.
-pub(crate) fn percent_decode(s: &str, plus_is_space: bool) -> Option<String> {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'%' => {
-                let hex = bytes.get(i + 1..i + 3)?;
-                let hex = std::str::from_utf8(hex).ok()?;
-                out.push(u8::from_str_radix(hex, 16).ok()?);
-                i += 3;
-            }
-            b'+' if plus_is_space => {
-                out.push(b' ');
-                i += 1;
-            }
-            b => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8(out).ok()
+    let path = percent_decode(raw_path).ok_or_else(|| bad("bad percent-encoding"))?;
+    let params = raw_query
+        .split('&')
+        .filter(|p| !p.is_empty())
+        .map(|pair| {
+            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+            (query_decode(k), query_decode(v))
+        })
+        .collect();
+    Ok((method.to_string(), path, params))
 }
 
 fn reason(status: u16) -> &'static str {
@@ -405,8 +411,14 @@ mod tests {
     }
 
     #[test]
+    fn a_stray_percent_in_the_query_is_no_refusal() {
+        let r = parse_head(b"GET /search?q=100%+sure HTTP/1.1\r\nHost: localhost").unwrap();
+        assert_eq!(r.param("q"), Some("100% sure"));
+    }
+
+    #[test]
     fn refuses_bodies_and_bad_heads() {
-        let status = |h: &[u8]| parse_head(h).err().map(|r| r.status);
+        let status = |h: &[u8]| parse_head(h).err().map(|r| r.response.status);
         assert_eq!(status(b"GET / HTTP/1.1\r\nContent-Length: 5"), Some(413));
         assert_eq!(
             status(b"GET / HTTP/1.1\r\nTransfer-Encoding: chunked"),

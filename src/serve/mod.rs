@@ -5,19 +5,23 @@
 //!   second of a change; its heartbeat ([`crate::local::liveness`]) lets every other `vault-search`
 //!   search of that vault skip the freshness walk while the watcher is healthy.
 //! - [`http`] serves `GET /search?q=` in the plugin's exact shape ([`omnishape`]),
-//!   `GET /api/search` with the `--json` object, and `GET /health`.
+//!   `GET /api/search` with the `--json` object, `GET /health`, and `GET /` (200, as the
+//!   plugin answers it: health checks probe it).
 //!
 //! Security: it listens on 127.0.0.1 and [::1] only; a request whose `Host` is not a loopback
 //! name or address is refused (DNS rebinding), so is any browser cross-origin request (an
-//! `Origin` header) unless `--allow-origin` names that origin; nothing is written through it;
-//! hit paths never leave the vault.
+//! `Origin` header) unless `--allow-origin` names that origin ([`cors`]); nothing is written
+//! through it; hit paths never leave the vault.
 //!
 //! Stopping: SIGTERM or SIGINT (Ctrl-C) on Unix commits the last batch and exits 0. On Windows
 //! Ctrl-C is caught the same way; a service manager's hard stop kills the process, which is
 //! safe too: every update commits atomically and the next start's walk converges.
 
+pub(crate) mod cors;
 pub(crate) mod http;
+pub(crate) mod omniquery;
 pub(crate) mod omnishape;
+pub(crate) mod percent;
 pub(crate) mod watch;
 
 use std::path::PathBuf;
@@ -32,13 +36,17 @@ use crate::core::Scope;
 use crate::local::liveness::Beacon;
 use crate::local::Store;
 use crate::{SearchOptions, Source};
-use http::{Request, Response};
+use cors::Cors;
+use http::{Refused, Request, Response};
 use watch::{WatchConfig, WatchState};
 
 /// The default port of `serve`: next to the plugin's 51361, so both can run at once.
 pub(crate) const DEFAULT_SERVE_PORT: u16 = 51362;
 /// `/search` answers at most this many results, like the plugin.
 const OMNI_LIMIT: usize = 50;
+/// `GET /`: the plugin answers 200 there, and health checks probe it.
+const INDEX: &str =
+    r#"{"name":"vault-search","endpoints":["/search?q=","/api/search?q=","/health"]}"#;
 
 /// Everything `serve` needs, resolved.
 #[derive(Debug, Clone)]
@@ -76,6 +84,7 @@ pub(crate) struct Health {
 /// Runs the server until SIGTERM/SIGINT.
 pub(crate) fn run(opts: ServeOptions) -> Result<()> {
     crate::heap::for_long_running();
+    let cors = Cors::new(&opts.allow_origins)?;
     let store = Store::new(&opts.cache_dir, &opts.vault);
     store.ensure_root()?;
     let Some(beacon) = Beacon::acquire(&store.root)? else {
@@ -95,11 +104,11 @@ pub(crate) fn run(opts: ServeOptions) -> Result<()> {
         vault: opts.vault.clone(),
         cache_dir: opts.cache_dir.clone(),
         port,
-        allow_origins: opts.allow_origins.clone(),
+        cors,
         pdf: opts.pdf,
         state: Arc::clone(&state),
     });
-    let handler: Arc<http::Handler> = Arc::new(move |req: &Request| app.route(req));
+    let handler: Arc<http::Handler> = Arc::new(move |req| app.answer(req));
     http::spawn(listeners, http::Limits::default(), handler);
     eprintln!(
         "vault-search: serving {} on http://127.0.0.1:{port}/search?q= (and [::1])",
@@ -137,32 +146,40 @@ struct App {
     vault: PathBuf,
     cache_dir: PathBuf,
     port: u16,
-    allow_origins: Vec<String>,
+    cors: Cors,
     state: Arc<Mutex<WatchState>>,
     pdf: crate::core::PdfLimits,
 }
 
 impl App {
+    /// Every answer, refusals included, carries the CORS headers an allowed origin needs.
+    fn answer(&self, req: Result<&Request, Refused>) -> Response {
+        let (origin, mut resp) = match req {
+            Ok(req) => (req.header("origin").map(str::to_string), self.route(req)),
+            Err(Refused { response, headers }) => {
+                let origin = headers.into_iter().find(|(k, _)| k == "origin");
+                (origin.map(|(_, v)| v), response)
+            }
+        };
+        self.cors.decorate(origin.as_deref(), &mut resp);
+        resp
+    }
+
     fn route(&self, req: &Request) -> Response {
         if !host_is_loopback(req.header("host")) {
             return Response::error(403, "the Host header must name a loopback address");
         }
         let origin = req.header("origin");
         if let Some(o) = origin {
-            if !self.allow_origins.iter().any(|a| a == o) {
-                return Response::error(
-                    403,
-                    "cross-origin requests are refused (see --allow-origin)",
-                );
+            if !self.cors.permits(Some(o)) {
+                return self.cors.refuse(o);
             }
         }
-        let mut resp = match (req.method.as_str(), req.path.as_str()) {
-            ("OPTIONS", _) if origin.is_some() => {
-                let mut r = Response::json(204, Vec::new());
-                r.headers
-                    .push(("Access-Control-Allow-Methods", "GET".into()));
-                r
-            }
+        match (req.method.as_str(), req.path.as_str()) {
+            ("OPTIONS", _) if origin.is_some() => self
+                .cors
+                .preflight(|name| req.header(name).map(str::to_string)),
+            ("GET" | "HEAD", "/") => Response::json(200, INDEX.as_bytes().to_vec()),
             ("GET" | "HEAD", "/search") => self.omni_search(req),
             ("GET" | "HEAD", "/api/search") => self.api_search(req),
             ("GET" | "HEAD", "/health") => self.health(),
@@ -172,13 +189,7 @@ impl App {
                 r.headers.push(("Allow", "GET, HEAD".into()));
                 r
             }
-        };
-        if let Some(o) = origin {
-            resp.headers
-                .push(("Access-Control-Allow-Origin", o.to_string()));
-            resp.headers.push(("Vary", "Origin".into()));
         }
-        resp
     }
 
     fn options(
@@ -209,7 +220,7 @@ impl App {
         let opts = self.options(q, OMNI_LIMIT, Scope::default(), false);
         match crate::search(&opts) {
             Ok(r) => {
-                let out = omnishape::convert(&self.vault, r.results);
+                let out = omnishape::convert(&self.vault, q, r.results);
                 Response::json(200, serde_json::to_vec(&out).unwrap_or_default())
             }
             Err(e) => Response::error(500, &format!("{e:#}")),

@@ -2,16 +2,22 @@
 //! works while Obsidian is closed.
 //!
 //! The shape is [`crate::omnisearch::wire`]'s, the one our client parses: a JSON array of
-//! `{score, vault, path, basename, foundWords, matches: [{match, offset}], excerpt}`. `offset`
-//! counts UTF-16 code units of the note's text, as JavaScript string indices do; the excerpt
-//! is HTML-escaped, as the plugin sends it. The match the local engine built its excerpt
-//! around comes first, so a client that jumps to `matches[0]` lands on the same line the
-//! local engine reports.
+//! `{score, vault, path, basename, foundWords, matches: [{match, offset}], excerpt}`, filled as
+//! the plugin fills it. `foundWords` is the matched words, then the query's exact phrases and
+//! `#tags` ([`super::omniquery`]). `matches` lists every match in the order of the text (a
+//! phrase or tag is one match, as the plugin's regex scan finds it), except that a query found
+//! verbatim at a match comes first. `offset` counts UTF-16 code units of the note's text, as
+//! JavaScript string indices do. The excerpt is cut the plugin's way — 100 units before the
+//! match to 300 after, `…` at the cuts, empty lines dropped, from the line holding the match —
+//! then HTML-escaped with `<br>` for each line break; it is built around the match the local
+//! engine chose its passage by, so it shows the passage that ranked the note.
 
 use std::path::Path;
 
 use tantivy::tokenizer::TokenStream;
 
+use super::omniquery::OmniQuery;
+use crate::core::FileKind;
 use crate::local::analyzer;
 use crate::omnisearch::is_safe_relative;
 use crate::omnisearch::wire::{OmniMatch, OmniResult};
@@ -21,30 +27,48 @@ use crate::SearchHit;
 
 /// The plugin reports at most this many matches per note.
 const MAX_MATCHES: usize = 99;
+/// The plugin's excerpt window around its match, in UTF-16 units.
+const EXCERPT_BEFORE: usize = 100;
+const EXCERPT_AFTER: usize = 300;
 
-/// Converts local hits; a hit whose path would leave the vault is dropped.
-pub(crate) fn convert(vault: &Path, hits: Vec<SearchHit>) -> Vec<OmniResult> {
+/// Converts local hits for the query `q`; a hit whose path would leave the vault is dropped.
+pub(crate) fn convert(vault: &Path, q: &str, hits: Vec<SearchHit>) -> Vec<OmniResult> {
     let vault_name = vault
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let root = paths::canonicalize(vault).ok();
+    let query = OmniQuery::parse(q);
     let mut analyzer = analyzer::text_analyzer();
     hits.into_iter()
         .filter(|h| is_safe_relative(&h.path))
         .map(|h| {
             let text = root.as_deref().and_then(|r| read_inside(r, &h.path));
-            let matches = text
+            let found = text
                 .as_deref()
-                .map(|t| find_matches(&mut analyzer, t, &h.matched, &h.highlight, h.line))
+                .map(|t| {
+                    let words = (h.matched.as_slice(), h.highlight.as_slice());
+                    find_matches(&mut analyzer, t, words, h.line, &query)
+                })
                 .unwrap_or_default();
+            let excerpt = match text.as_deref() {
+                Some(t) if h.kind == FileKind::Note => plugin_excerpt(t, found.anchor),
+                // A PDF's or canvas's file is not the text the engine read: its passage.
+                _ => escape_html(&ellipsis(&h.excerpt)),
+            };
+            let mut found_words = h.matched;
+            for w in query.phrases.iter().chain(&query.tags) {
+                if !found_words.contains(w) {
+                    found_words.push(w.clone());
+                }
+            }
             OmniResult {
                 score: h.score,
                 vault: vault_name.clone(),
                 basename: Some(h.basename),
-                found_words: h.matched,
-                matches,
-                excerpt: escape_html(&h.excerpt),
+                found_words,
+                matches: found.matches,
+                excerpt,
                 path: h.path,
             }
         })
@@ -61,14 +85,79 @@ fn read_inside(root: &Path, rel: &str) -> Option<String> {
     Some(String::from_utf8_lossy(&bytes).into_owned())
 }
 
-/// Every word of `text` that matched, with its UTF-16 offset; the first on `line` first.
+/// A note's matches, and the byte offset of the one its excerpt is built around.
+#[derive(Debug, Default)]
+struct Found {
+    matches: Vec<OmniMatch>,
+    anchor: Option<usize>,
+}
+
+/// Every match in `text` in the order of the text, with UTF-16 offsets: the words that matched
+/// (`matched`, and their forms as the engine expanded them), the query's phrases and tags.
 fn find_matches(
+    analyzer: &mut tantivy::tokenizer::TextAnalyzer,
+    text: &str,
+    (matched, forms): (&[String], &[String]),
+    line: Option<u64>,
+    query: &OmniQuery,
+) -> Found {
+    let (mut spans, scanned_to) = word_spans(analyzer, text, matched, forms);
+    let words = query.phrases.iter().chain(&query.tags);
+    spans.extend(words.flat_map(|w| occurrences(&text[..scanned_to], w)));
+    // The plugin's scan: leftmost first, the longest at one place, never overlapping.
+    spans.sort_by_key(|&(from, to)| (from, std::cmp::Reverse(to)));
+    let mut kept: Vec<(usize, usize)> = Vec::new();
+    for span in spans {
+        if kept.last().is_none_or(|&(_, end)| span.0 >= end) {
+            kept.push(span);
+        }
+    }
+    kept.truncate(MAX_MATCHES);
+    // The excerpt's match: the first on the line the local engine's passage is on.
+    let on_line = line.and_then(|line| {
+        kept.iter()
+            .find(|&&(from, _)| excerpt::line_of(text, from) == line)
+    });
+    let anchor = on_line.or(kept.first()).map(|&(from, _)| from);
+    // Offsets grow along the text, so one running count converts them all.
+    let (mut byte, mut units) = (0usize, 0usize);
+    let mut matches: Vec<OmniMatch> = kept
+        .iter()
+        .map(|&(from, to)| {
+            units += text[byte..from].encode_utf16().count();
+            byte = from;
+            OmniMatch {
+                text: text[from..to].to_string(),
+                offset: Some(units),
+            }
+        })
+        .collect();
+    // The plugin puts a multi-word query first when the note holds it verbatim at a match.
+    if let Some(whole) = &query.whole {
+        if let Some(at) = text.find(whole.as_str()) {
+            if let Some(i) = kept.iter().position(|&(from, _)| from == at) {
+                let offset = matches[i].offset;
+                matches.insert(
+                    0,
+                    OmniMatch {
+                        text: whole.clone(),
+                        offset,
+                    },
+                );
+            }
+        }
+    }
+    Found { matches, anchor }
+}
+
+/// The spans of the words that matched, as the index reads them, and how far the scan went
+/// (the whole text unless it stopped at [`MAX_MATCHES`]).
+fn word_spans(
     analyzer: &mut tantivy::tokenizer::TextAnalyzer,
     text: &str,
     matched: &[String],
     forms: &[String],
-    line: Option<u64>,
-) -> Vec<OmniMatch> {
+) -> (Vec<(usize, usize)>, usize) {
     // The engine's highlight forms include every prefix and typo expansion: hundreds for
     // some queries, tested against every word of 50 notes.
     let forms: std::collections::HashSet<&str> = forms.iter().map(String::as_str).collect();
@@ -86,37 +175,85 @@ fn find_matches(
             found.push((t.offset_from, t.offset_to));
         }
         if found.len() >= MAX_MATCHES {
+            return (found, t.offset_to);
+        }
+    }
+    (found, text.len())
+}
+
+/// Where `needle` (lowercase) occurs in `text`, ignoring ASCII case (so offsets stay those of
+/// `text`), without overlaps.
+fn occurrences(text: &str, needle: &str) -> Vec<(usize, usize)> {
+    let hay = text.to_ascii_lowercase();
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(i) = hay[from..].find(needle) {
+        let at = from + i;
+        out.push((at, at + needle.len()));
+        from = at + needle.len().max(1);
+        if out.len() >= MAX_MATCHES {
             break;
         }
     }
-    if let Some(line) = line {
-        if let Some(i) = found
-            .iter()
-            .position(|&(from, _)| excerpt::line_of(text, from) == line)
-        {
-            let first = found.remove(i);
-            found.insert(0, first);
+    out
+}
+
+/// The plugin's excerpt of `text` around the match at byte `pos` (none: the note's start).
+fn plugin_excerpt(text: &str, pos: Option<usize>) -> String {
+    let units: Vec<u16> = text.encode_utf16().collect();
+    let len = units.len();
+    let (window, at) = match pos {
+        Some(byte) => {
+            let pos = text[..byte].encode_utf16().count();
+            let (from, to) = (
+                pos.saturating_sub(EXCERPT_BEFORE),
+                (pos + EXCERPT_AFTER).min(len),
+            );
+            let mut w = String::new();
+            if from > 0 {
+                w.push('…');
+            }
+            w.push_str(String::from_utf16_lossy(&units[from..to]).trim());
+            // The plugin's own test: no `…` when one unit is left.
+            if to + 1 < len {
+                w.push('…');
+            }
+            // As in the plugin, the match's place counted in the window before it was
+            // prefixed and trimmed.
+            (w, Some(pos - from))
         }
-    }
-    // Offsets grow along the text, so one running count converts them all.
-    let mut order: Vec<usize> = (0..found.len()).collect();
-    order.sort_by_key(|&i| found[i].0);
-    let mut utf16 = vec![0usize; found.len()];
-    let (mut byte, mut units) = (0usize, 0usize);
-    for i in order {
-        let from = found[i].0;
-        units += text[byte..from].encode_utf16().count();
-        byte = from;
-        utf16[i] = units;
-    }
-    found
-        .iter()
-        .zip(utf16)
-        .map(|(&(from, to), offset)| OmniMatch {
-            text: text[from..to].to_string(),
-            offset: Some(offset),
-        })
-        .collect()
+        None => (
+            String::from_utf16_lossy(&units[..len.min(EXCERPT_AFTER)]),
+            None,
+        ),
+    };
+    let joined = window
+        .split(['\r', '\n'])
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join("\n");
+    // From the line holding the match: the last line break at or before it.
+    let start = at.and_then(|at| {
+        let k = excerpt::utf16_to_byte_offset(&joined, at).unwrap_or(joined.len());
+        if joined[k..].starts_with('\n') {
+            Some(k)
+        } else {
+            joined[..k].rfind('\n')
+        }
+    });
+    let shown = match start {
+        Some(i) if i > 0 => &joined[i..],
+        _ => &joined[..],
+    };
+    escape_html(shown).trim().replace('\n', "<br>")
+}
+
+/// The local engine's `...` cut marks as the plugin's `…`.
+fn ellipsis(s: &str) -> String {
+    let s = s
+        .strip_prefix("...")
+        .map_or(s.to_string(), |r| format!("…{r}"));
+    s.strip_suffix("...").map_or(s.clone(), |r| format!("{r}…"))
 }
 
 /// The escaping the plugin applies to excerpts.
@@ -139,22 +276,74 @@ pub(crate) fn escape_html(s: &str) -> String {
 mod tests {
     use super::*;
 
-    #[test]
-    fn offsets_count_utf16_units_and_the_excerpt_line_comes_first() {
-        let text = "𝄞 café daemon\nsecond Daemon line\n";
+    fn matches(text: &str, words: &[&str], line: Option<u64>, q: &str) -> Found {
+        let words: Vec<String> = words.iter().map(|w| w.to_string()).collect();
         let mut a = analyzer::text_analyzer();
-        let m = find_matches(&mut a, text, &["daemon".into()], &[], Some(2));
-        assert_eq!(m.len(), 2);
-        assert_eq!(m[0].text, "Daemon");
+        find_matches(&mut a, text, (&words, &[]), line, &OmniQuery::parse(q))
+    }
+
+    #[test]
+    fn offsets_count_utf16_units_in_the_order_of_the_text() {
+        let text = "𝄞 café daemon\nsecond Daemon line\n";
+        let f = matches(text, &["daemon"], Some(2), "daemon");
+        let got: Vec<(&str, Option<usize>)> = f
+            .matches
+            .iter()
+            .map(|m| (m.text.as_str(), m.offset))
+            .collect();
         let second = text.find("Daemon").unwrap();
-        assert_eq!(m[0].offset, Some(text[..second].encode_utf16().count()));
         // 𝄞 is two UTF-16 units, é one.
-        assert_eq!(m[1].offset, Some(2 + 1 + 5));
+        let second_units = text[..second].encode_utf16().count();
         assert_eq!(
-            m[0].offset
-                .and_then(|o| excerpt::utf16_to_byte_offset(text, o)),
-            Some(second)
+            got,
+            [("daemon", Some(2 + 1 + 5)), ("Daemon", Some(second_units))]
         );
+        // The excerpt stays on the local engine's line.
+        assert_eq!(f.anchor, Some(second));
+    }
+
+    #[test]
+    fn a_phrase_is_one_match_and_a_verbatim_query_comes_first() {
+        let text = "roses here; old roses there, Old Roses and #garden\n";
+        let f = matches(
+            text,
+            &["old", "roses", "garden"],
+            None,
+            r#""old roses" #garden"#,
+        );
+        let got: Vec<&str> = f.matches.iter().map(|m| m.text.as_str()).collect();
+        // As the plugin answers (checked against it): the quoted phrase first, found verbatim.
+        assert_eq!(
+            got,
+            ["old roses", "roses", "old roses", "Old Roses", "#garden"]
+        );
+        let f = matches(text, &["old", "roses"], None, "old roses");
+        let got: Vec<(&str, Option<usize>)> = f
+            .matches
+            .iter()
+            .map(|m| (m.text.as_str(), m.offset))
+            .collect();
+        assert_eq!(got[0], ("old roses", Some(12)));
+        assert_eq!(got[1], ("roses", Some(0)));
+    }
+
+    #[test]
+    fn excerpts_are_cut_as_the_plugin_cuts_them() {
+        let text = "---\ntags: [x]\n---\n# Title\n\nfirst line\n\nthe match & more\nlast\n";
+        let at = text.find("match").unwrap();
+        // From the match's line on, as the plugin answers (checked against it).
+        assert_eq!(
+            plugin_excerpt(text, Some(at)),
+            "the match &amp; more<br>last"
+        );
+        let long = format!("{}\nthe match\n{}", "a".repeat(150), "b".repeat(400));
+        let e = plugin_excerpt(&long, Some(long.find("match").unwrap()));
+        assert!(e.starts_with("the match<br>b") && e.ends_with("b…"), "{e}");
+        let one_line = format!("{} match {}", "a".repeat(150), "b".repeat(400));
+        let e = plugin_excerpt(&one_line, Some(151));
+        assert!(e.starts_with("…aaa") && e.ends_with("bbb…"), "{e}");
+        assert_eq!(plugin_excerpt("a\n\nb", None), "a<br>b");
+        assert_eq!(ellipsis("...mid..."), "…mid…");
     }
 
     #[test]
