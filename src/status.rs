@@ -239,7 +239,7 @@ pub(crate) fn status(vault: &Path, cache_dir: Option<&Path>, port: u16) -> Resul
             Err(e) => st.index_error = Some(e.to_string()),
         }
     }
-    match omnisearch::query(port, "vault-search status") {
+    match omnisearch::query(port, "vault-search status", vault) {
         Ok(_) => st.omnisearch_answers = true,
         Err(e) => st.omnisearch_error = Some(e.to_string()),
     }

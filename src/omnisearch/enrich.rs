@@ -27,7 +27,12 @@ pub(super) fn results(
     hits: Vec<OmniHit>,
     how: Shaping<'_>,
 ) -> (Vec<SearchHit>, usize) {
-    let in_scope = hits.into_iter().filter(|h| how.scope.contains(&h.path));
+    // A hit naming no file of this vault is no hit of it (a plugin that omits its vault's name
+    // may answer for another one).
+    let in_scope = hits
+        .into_iter()
+        .filter(|h| how.scope.contains(&h.path))
+        .filter(|h| paths::join_rel(vault, &h.path).exists());
     // Without filters or a time order, only the notes shown are read.
     let read_all = !how.filters.is_empty() || how.sort == Sort::Modified;
     let mut out = Vec::new();
