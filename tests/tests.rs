@@ -15,4 +15,5 @@ mod mcp;
 mod omnisearch;
 mod serve;
 mod skipped;
+mod trust;
 mod util;

@@ -243,20 +243,33 @@ impl Plan {
 }
 
 /// How many files differ between the vault and the index by size and mtime alone (added,
-/// modified or removed), without reading any.
+/// modified or removed), without reading any; and the files an update would skip as
+/// unreadable. A new file that can't be opened is one of those, not a change: `index` skips it
+/// (and names it) rather than adding it, so counting it would say "changed" forever.
 pub(crate) fn changed_by_stat(
     searcher: &tantivy::Searcher,
     vault: &Path,
     pdf: bool,
-) -> Result<u64> {
+) -> Result<(u64, Vec<SkippedFile>)> {
     let mut known = Manifest::read(searcher)?;
     let (disk, _) = walk(vault, pdf);
     let mut changed = 0u64;
+    let mut unreadable = Vec::new();
     for note in disk {
         match known.take(&note.rel) {
             Some(k) if k.size == note.size && k.mtime_ns == note.mtime_ns => {}
-            _ => changed += 1,
+            Some(_) => changed += 1,
+            // Opened only, never read: the walk listed regular files alone.
+            None => match std::fs::File::open(note.path(vault)) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    unreadable.push(SkippedFile {
+                        path: note.rel,
+                        reason: format!("cannot read: {e}"),
+                    });
+                }
+                _ => changed += 1,
+            },
         }
     }
-    Ok(changed + known.untaken_len() as u64)
+    Ok((changed + known.untaken_len() as u64, unreadable))
 }
