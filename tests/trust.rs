@@ -67,3 +67,137 @@ fn an_unreadable_note_is_skipped_by_status_as_by_index() {
     assert_eq!(st["changed_since"], 0, "{st}");
     assert_eq!(st["skipped_files"][0]["path"], "locked.md", "{st}");
 }
+
+/// A prepared symlink or file is renamed over `race.md` again and again until dropped, so a
+/// reader that checks the name and then opens it can be handed the file outside the vault.
+#[cfg(unix)]
+struct Swapper {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+#[cfg(unix)]
+impl Swapper {
+    fn start(env: &Env, outside: &std::path::Path, inside_text: &'static str) -> Swapper {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let stop = std::sync::Arc::new(AtomicBool::new(false));
+        let (vault, outside) = (env.vault.clone(), outside.to_path_buf());
+        let flag = std::sync::Arc::clone(&stop);
+        let tmp = env.root.path().join("swap");
+        std::fs::create_dir_all(&tmp).unwrap();
+        let thread = std::thread::spawn(move || {
+            let (link, file) = (tmp.join("link"), tmp.join("file"));
+            let mut i = 0u64;
+            while !flag.load(Ordering::Relaxed) {
+                let _ = std::fs::remove_file(&link);
+                std::os::unix::fs::symlink(&outside, &link).unwrap();
+                std::fs::rename(&link, vault.join("race.md")).unwrap();
+                i += 1;
+                // A new size each time: an update reads it again.
+                let text = format!("{inside_text} {}\n", "x".repeat((i % 50) as usize));
+                std::fs::write(&file, text).unwrap();
+                std::fs::rename(&file, vault.join("race.md")).unwrap();
+            }
+        });
+        Swapper {
+            stop,
+            thread: Some(thread),
+        }
+    }
+}
+
+#[cfg(unix)]
+impl Drop for Swapper {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn a_note_swapped_for_a_symlink_never_leaks_the_target() {
+    use crate::util::{omni_hit, MockServer, Reply};
+    let env = Env::new();
+    let outside = env.root.path().join("secret.md");
+    std::fs::write(&outside, "---\ntags: [secret]\n---\nsecretmarker kotlin\n").unwrap();
+    env.write("race.md", "---\ntags: [inside]\n---\nkotlin\n");
+    env.write("other.md", "kotlin\n");
+    let body = serde_json::json!([omni_hit(1.0, "race.md", "kotlin", None)]);
+    let server = MockServer::start(Reply::Json(body.to_string()));
+    let port = server.port.to_string();
+    let swapper = Swapper::start(&env, &outside, "---\ntags: [inside]\n---\nkotlin");
+    for _ in 0..60 {
+        let r = env.search_json(&["--port", &port, "--source", "omnisearch", "kotlin"]);
+        for h in &r.results {
+            assert!(!h.tags.contains(&"secret".to_string()), "{h:?}");
+        }
+        let out = env.run(&["index", "--json"]);
+        assert_ok(&out);
+    }
+    drop(swapper);
+    std::fs::remove_file(env.vault.join("race.md")).unwrap();
+    env.write("race.md", "kotlin\n");
+    env.index_json(&[]);
+    assert!(
+        env.local_paths("secretmarker").is_empty(),
+        "the outside file's text was never indexed"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn omnisearch_hits_naming_a_fifo_or_a_huge_file_are_not_read() {
+    use crate::util::{omni_hit, MockServer, Reply};
+    let env = Env::new();
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        env.vault.join("fifo.md"),
+        rustix::fs::FileType::Fifo,
+        rustix::fs::Mode::from_raw_mode(0o600),
+        0,
+    )
+    .unwrap();
+    // Sparse: 11 MiB on paper, over the 10 MiB note cap, its frontmatter at the start.
+    let big = env.write("big.md", "---\ntags: [big]\n---\nkotlin\n");
+    std::fs::File::options()
+        .write(true)
+        .open(&big)
+        .unwrap()
+        .set_len(11 * 1024 * 1024)
+        .unwrap();
+    let body = serde_json::json!([
+        omni_hit(2.0, "fifo.md", "kotlin", None),
+        omni_hit(1.0, "big.md", "kotlin", None)
+    ]);
+    let server = MockServer::start(Reply::Json(body.to_string()));
+    let port = server.port.to_string();
+    let mut child = env
+        .cmd()
+        .args([
+            "--json",
+            "--port",
+            &port,
+            "--source",
+            "omnisearch",
+            "kotlin",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > std::time::Duration::from_secs(20) {
+            let _ = child.kill();
+            panic!("a FIFO named by a hit hangs the search");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().unwrap();
+    assert_ok(&out);
+    let r: vault_search::SearchResponse = serde_json::from_slice(&out.stdout).unwrap();
+    let big = r.results.iter().find(|h| h.path == "big.md").unwrap();
+    assert!(big.tags.is_empty(), "a note over the cap is not read");
+}

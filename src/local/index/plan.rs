@@ -16,6 +16,7 @@ use super::read::{kind_of, read_capped, too_large, Unread};
 use super::store::{self, Payload};
 use super::walk::{walk, Batch, DiskNote};
 use crate::core::{Caps, SkippedFile};
+use crate::fsread::Refused;
 use crate::local::stored::{self, Stored};
 
 /// Notes modified less than this before the previous run started are hashed again.
@@ -259,15 +260,14 @@ pub(crate) fn changed_by_stat(
         match known.take(&note.rel) {
             Some(k) if k.size == note.size && k.mtime_ns == note.mtime_ns => {}
             Some(_) => changed += 1,
-            // Opened only, never read: the walk listed regular files alone.
-            None => match std::fs::File::open(note.path(vault)) {
-                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                    unreadable.push(SkippedFile {
-                        path: note.rel,
-                        reason: format!("cannot read: {e}"),
-                    });
-                }
-                _ => changed += 1,
+            // Opened only, never read.
+            None => match crate::fsread::open_regular(&note.path(vault)) {
+                Err(Refused::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => changed += 1,
+                Err(why) => unreadable.push(SkippedFile {
+                    path: note.rel,
+                    reason: format!("cannot read: {why}"),
+                }),
+                Ok(_) => changed += 1,
             },
         }
     }
