@@ -201,3 +201,55 @@ fn omnisearch_hits_naming_a_fifo_or_a_huge_file_are_not_read() {
     let big = r.results.iter().find(|h| h.path == "big.md").unwrap();
     assert!(big.tags.is_empty(), "a note over the cap is not read");
 }
+
+/// XORs 256 bytes in the middle of every `*.<ext>` file of the live index.
+fn damage(env: &Env, ext: &str) -> usize {
+    let mut n = 0;
+    for e in std::fs::read_dir(env.live_index_dir()).unwrap().flatten() {
+        let p = e.path();
+        if p.extension().and_then(|x| x.to_str()) != Some(ext) {
+            continue;
+        }
+        let mut bytes = std::fs::read(&p).unwrap();
+        let from = (bytes.len() / 2).saturating_sub(128);
+        let to = (from + 256).min(bytes.len());
+        for b in &mut bytes[from..to] {
+            *b ^= 0x5a;
+        }
+        std::fs::write(&p, bytes).unwrap();
+        n += 1;
+    }
+    n
+}
+
+#[test]
+fn a_damaged_index_is_rebuilt_before_it_answers() {
+    for ext in ["fast", "pos", "idx", "term", "store", "fieldnorm"] {
+        let env = Env::new();
+        for i in 0..150 {
+            env.write(
+                &format!("d{}/n{i}.md", i % 5),
+                &format!(
+                    "# Note {i}\n\ncommon uniq{i} kotlin w{} w{}\n",
+                    i % 7,
+                    i % 11
+                ),
+            );
+        }
+        env.index_json(&[]);
+        assert!(damage(&env, ext) > 0, "{ext}: no such file");
+        let out = env.run(&["--json", "--source", "local", "--no-refresh", "uniq42"]);
+        assert_ok(&out);
+        let err = stderr(&out);
+        assert!(err.contains("rebuilding the index"), "{ext}: {err}");
+        assert_eq!(err.lines().count(), 1, "{ext}: one line: {err}");
+        assert!(!err.contains("panicked"), "{ext}: {err}");
+        let r: vault_search::SearchResponse = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(r.results[0].path, "d2/n42.md", "{ext}");
+        let all = env.search_json(&["--source", "local", "-n", "1000", "common"]);
+        assert_eq!(all.results.len(), 150, "{ext}: no duplicates, none lost");
+        let out = env.run(&["index", "--json"]);
+        assert_ok(&out);
+        assert!(!stderr(&out).contains("panicked"), "{ext}");
+    }
+}
