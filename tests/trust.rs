@@ -253,3 +253,98 @@ fn a_damaged_index_is_rebuilt_before_it_answers() {
         assert!(!stderr(&out).contains("panicked"), "{ext}");
     }
 }
+
+/// An environment whose cache directory is shared and world-writable, as `/tmp` is.
+#[cfg(unix)]
+fn shared_cache_env() -> Env {
+    use std::os::unix::fs::PermissionsExt;
+    let env = Env::new();
+    std::fs::create_dir_all(&env.cache).unwrap();
+    std::fs::set_permissions(&env.cache, std::fs::Permissions::from_mode(0o1777)).unwrap();
+    env.write("a.md", "kotlin daemon\n");
+    env
+}
+
+#[cfg(unix)]
+fn mode_of(p: &std::path::Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::symlink_metadata(p).unwrap().permissions().mode() & 0o7777
+}
+
+/// `index` refuses with one line naming why; a search answers from memory and says so.
+#[cfg(unix)]
+fn assert_refused(env: &Env, why: &str) {
+    let out = env.run(&["index"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("refusing") && err.contains(why), "{err}");
+    let out = env.run(&["--json", "--source", "local", "kotlin"]);
+    assert_ok(&out);
+    let r: vault_search::SearchResponse = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r.results[0].path, "a.md");
+    let err = stderr(&out);
+    assert!(err.contains(why) && err.contains("in memory"), "{err}");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_planted_symlink_in_a_shared_cache_dir_is_refused() {
+    use std::os::unix::fs::{symlink, PermissionsExt};
+    let env = shared_cache_env();
+    env.index_json(&[]);
+    let store = env.store_dir();
+    std::fs::remove_dir_all(&store).unwrap();
+    // The index folder as a symlink to someone else's folder.
+    let theirs = env.root.path().join("theirs");
+    std::fs::create_dir(&theirs).unwrap();
+    std::fs::set_permissions(&theirs, std::fs::Permissions::from_mode(0o755)).unwrap();
+    symlink(&theirs, &store).unwrap();
+    assert_refused(&env, "symlink");
+    assert_eq!(mode_of(&theirs), 0o755, "not chmod-ed");
+    assert_eq!(
+        std::fs::read_dir(&theirs).unwrap().count(),
+        0,
+        "nothing written"
+    );
+    // The lock as a symlink to someone else's file.
+    std::fs::remove_file(&store).unwrap();
+    std::fs::create_dir(&store).unwrap();
+    std::fs::set_permissions(&store, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let target = env.root.path().join("their-file");
+    std::fs::write(&target, "data").unwrap();
+    std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o644)).unwrap();
+    symlink(&target, store.join("lock")).unwrap();
+    let out = env.run(&["index"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_eq!(stderr(&out).lines().count(), 1, "{}", stderr(&out));
+    assert_eq!(
+        mode_of(&target),
+        0o644,
+        "the lock's target was not chmod-ed"
+    );
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "data");
+}
+
+#[cfg(unix)]
+#[test]
+fn index_folders_open_to_others_or_owned_by_another_user_are_refused() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = shared_cache_env();
+    env.index_json(&[]);
+    let store = env.store_dir();
+    std::fs::set_permissions(&store, std::fs::Permissions::from_mode(0o777)).unwrap();
+    assert_refused(&env, "others may write it");
+    assert_eq!(
+        mode_of(&store),
+        0o777,
+        "refused, not repaired behind the user's back"
+    );
+    std::fs::set_permissions(&store, std::fs::Permissions::from_mode(0o700)).unwrap();
+    env.index_json(&[]);
+    // Another user's folder (only root can make one here).
+    let nobody = rustix::process::Uid::from_raw(65534);
+    if rustix::fs::chown(&store, Some(nobody), None).is_ok() {
+        assert_refused(&env, "owned by another user");
+    }
+}
