@@ -210,16 +210,21 @@ fn damage(env: &Env, ext: &str) -> usize {
         if p.extension().and_then(|x| x.to_str()) != Some(ext) {
             continue;
         }
-        let mut bytes = std::fs::read(&p).unwrap();
-        let from = (bytes.len() / 2).saturating_sub(128);
-        let to = (from + 256).min(bytes.len());
-        for b in &mut bytes[from..to] {
-            *b ^= 0x5a;
-        }
-        std::fs::write(&p, bytes).unwrap();
+        damage_file(&p);
         n += 1;
     }
     n
+}
+
+/// XORs 256 bytes in the middle of the file.
+fn damage_file(p: &std::path::Path) {
+    let mut bytes = std::fs::read(p).unwrap();
+    let from = (bytes.len() / 2).saturating_sub(128);
+    let to = (from + 256).min(bytes.len());
+    for b in &mut bytes[from..to] {
+        *b ^= 0x5a;
+    }
+    std::fs::write(p, bytes).unwrap();
 }
 
 #[test]
@@ -347,4 +352,42 @@ fn index_folders_open_to_others_or_owned_by_another_user_are_refused() {
     if rustix::fs::chown(&store, Some(nobody), None).is_ok() {
         assert_refused(&env, "owned by another user");
     }
+}
+
+#[test]
+fn damage_that_keeps_size_and_mtime_is_rebuilt_by_the_next_update() {
+    let env = Env::new();
+    for i in 0..150 {
+        env.write(
+            &format!("n{i}.md"),
+            &format!("# Note {i}\n\ncommon uniq{i}\n"),
+        );
+    }
+    env.index_json(&[]);
+    for e in std::fs::read_dir(env.live_index_dir()).unwrap().flatten() {
+        let p = e.path();
+        if p.extension().and_then(|x| x.to_str()) != Some("fast") {
+            continue;
+        }
+        let mtime = std::fs::metadata(&p).unwrap().modified().unwrap();
+        damage_file(&p);
+        let f = std::fs::File::options().write(true).open(&p).unwrap();
+        f.set_modified(mtime).unwrap();
+    }
+    for i in 0..100 {
+        env.write(
+            &format!("n{i}.md"),
+            &format!("# Note {i}\n\ncommon uniq{i} edited\n"),
+        );
+    }
+    let out = env.run(&["index", "--json"]);
+    assert_ok(&out);
+    let err = stderr(&out);
+    assert!(err.contains("rebuilding the index"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    let r = env.index_json(&[]);
+    assert_eq!((r.notes, r.added, r.updated), (150, 0, 0), "{r:?}");
+    let all = env.search_json(&["--source", "local", "-n", "1000", "common"]);
+    assert_eq!(all.results.len(), 150);
 }
