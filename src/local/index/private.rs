@@ -9,9 +9,9 @@
 //! checked on its handle. Anything else is refused: `index` stops with one line, a search
 //! indexes in memory and says why.
 //!
-//! Elsewhere (Windows) these checks are not made: the user cache directory
-//! (`%LOCALAPPDATA%`) is private to the user by its ACL, which new folders inherit; a shared
-//! cache directory there is trusted as it is.
+//! Elsewhere (Windows) only "a real folder, not a symlink" is checked, and the lock is opened
+//! as it is: the user cache directory (`%LOCALAPPDATA%`) is private to the user by its ACL,
+//! which new folders inherit; owners and ACLs of a shared cache directory are not checked.
 
 use std::fs::{self, File};
 use std::io::ErrorKind;
