@@ -37,6 +37,7 @@
 
 mod core;
 mod dispatch;
+mod fsread;
 #[cfg(any(feature = "mcp", feature = "serve"))]
 mod heap;
 mod local;

@@ -77,11 +77,12 @@ pub struct ServerStatus {
 }
 
 /// The report as text, one `key  value` line each, as `vault-search status` and the MCP
-/// server's `index_status` show it; file names are made safe for a terminal.
+/// server's `index_status` show it; every value (paths, file names, errors) is made safe for a
+/// terminal.
 impl fmt::Display for Status {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let st = self;
-        let mut line = |k: &str, v: String| writeln!(f, "{k:<18}{v}");
+        let mut line = |k: &str, v: String| writeln!(f, "{k:<18}{}", sanitize_for_terminal(&v));
         line("vault", st.vault.clone())?;
         line(
             "index",
@@ -233,13 +234,17 @@ pub(crate) fn status(vault: &Path, cache_dir: Option<&Path>, port: u16) -> Resul
                 // PDFs count as changed only when this index holds some (`--no-pdf` runs
                 // leave them out).
                 let pdf = local::has_pdfs(&searcher)?;
-                st.changed_since = Some(local::changed_by_stat(&searcher, vault, pdf)?);
+                let (changed, unreadable) = local::changed_by_stat(&searcher, vault, pdf)?;
+                st.changed_since = Some(changed);
+                st.skipped += unreadable.len() as u64;
+                st.skipped_files.extend(unreadable);
+                st.skipped_files.sort_by(|a, b| a.path.cmp(&b.path));
             }
             Ok(None) => {}
             Err(e) => st.index_error = Some(e.to_string()),
         }
     }
-    match omnisearch::query(port, "vault-search status") {
+    match omnisearch::query(port, "vault-search status", vault) {
         Ok(_) => st.omnisearch_answers = true,
         Err(e) => st.omnisearch_error = Some(e.to_string()),
     }

@@ -17,6 +17,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("text", 0),
     ("paths", 0),
     ("heap", 0),
+    ("fsread", 0),
     ("local", 1),
     ("omnisearch", 1),
     ("", 2), // lib.rs: the public API

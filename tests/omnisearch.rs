@@ -13,6 +13,7 @@ fn search(env: &Env, port: u16, args: &[&str]) -> vault_search::SearchResponse {
 #[test]
 fn cleans_html_excerpts_and_reports_engine() {
     let env = Env::new();
+    env.write("Meta/claude-memory.md", "build cache\n");
     let body = json!([omni_hit(
         41.237,
         "Meta/claude-memory.md",
@@ -55,6 +56,14 @@ fn query_is_percent_encoded_verbatim() {
 #[test]
 fn folder_and_exclude_are_applied_client_side_by_segment() {
     let env = Env::new();
+    for rel in [
+        "Metadata/a.md",
+        "Meta/claude-sessions/s.md",
+        "Meta/b.md",
+        "Other/c.md",
+    ] {
+        env.write(rel, "x\n");
+    }
     let body = json!([
         omni_hit(9.0, "Metadata/a.md", "a", None),
         omni_hit(8.0, "Meta/claude-sessions/s.md", "s", None),
@@ -92,6 +101,8 @@ fn folder_and_exclude_are_applied_client_side_by_segment() {
 #[test]
 fn duplicate_paths_keep_the_first() {
     let env = Env::new();
+    env.write("a.md", "x\n");
+    env.write("b.md", "x\n");
     let body = json!([
         omni_hit(5.0, "a.md", "first", None),
         omni_hit(3.0, "b.md", "b", None),
@@ -125,12 +136,13 @@ fn utf16_offsets_become_lines() {
     let server = MockServer::start(Reply::Json(body.to_string()));
     let r = search(&env, server.port, &["target"]);
     assert_eq!(r.results[0].line, Some(3));
-    assert_eq!(r.results[1].line, None, "unreadable note: line unknown");
+    assert_eq!(r.results.len(), 1, "a hit naming no file here is dropped");
 }
 
 #[test]
 fn paths_escaping_the_vault_are_dropped() {
     let env = Env::new();
+    env.write("ok.md", "y\n");
     let body = json!([
         omni_hit(2.0, "../../etc/passwd", "x", Some(1)),
         omni_hit(1.0, "ok.md", "y", None)
@@ -203,6 +215,8 @@ fn hanging_servers_hit_the_deadline() {
 #[test]
 fn text_format_is_exact() {
     let env = Env::new();
+    env.write("Meta/s.md", "gradle\n");
+    env.write("Meta/h.md", "gradle\n");
     let body = json!([
         omni_hit(643.339, "Meta/s.md", "# Debug bootstrap<br>Gradle", None),
         omni_hit(65.7, "Meta/h.md", "", None)
@@ -245,6 +259,7 @@ fn empty_answer_prints_no_results() {
 #[test]
 fn json_format_has_the_contract_fields() {
     let env = Env::new();
+    env.write("a/b.md", "x\n");
     let body = json!([omni_hit(1.0, "a/b.md", "x", None)]);
     let server = MockServer::start(Reply::Json(body.to_string()));
     let p = server.port.to_string();
@@ -282,6 +297,7 @@ fn zero_hits_from_omnisearch_fall_back_to_local() {
     assert_eq!(r.omnisearch_hits, Some(0));
     assert_eq!(r.results[0].path, "note.md");
     // Scoped out: Omnisearch had hits, none in the folder.
+    env.write("Other/x.md", "gradle\n");
     let body = json!([omni_hit(3.0, "Other/x.md", "x", None)]);
     let server = MockServer::start(Reply::Json(body.to_string()));
     let r = search(&env, server.port, &["--exclude", "Other", "gradle"]);
@@ -296,6 +312,7 @@ fn both_engines_side_by_side() {
     let env = Env::new();
     env.write("a.md", "kotlin gradle\n");
     env.write("b.md", "kotlin\n");
+    env.write("c.md", "gradle\n");
     let body = json!([
         omni_hit(3.0, "b.md", "kotlin", None),
         omni_hit(2.0, "c.md", "kotlin", None)
@@ -361,4 +378,53 @@ fn omnisearch_paths_through_symlinks_out_of_the_vault_are_not_read() {
         "the target outside the vault was not read"
     );
     assert_eq!(r.results[0].line, None);
+}
+
+#[test]
+fn another_vaults_answer_is_not_taken_for_this_one() {
+    let env = Env::new();
+    env.write("note.md", "design system notes\n");
+    let mut hit = omni_hit(9.0, "A-only/design.md", "design system", None);
+    hit["vault"] = json!("A");
+    let server = MockServer::start(Reply::Json(json!([hit]).to_string()));
+    let r = search(&env, server.port, &["design", "system"]);
+    assert_eq!(r.engine, "local");
+    assert_eq!(
+        r.fallback_reason.as_deref(),
+        Some("Omnisearch serves vault A, not vault")
+    );
+    assert_eq!(r.results[0].path, "note.md");
+    let r = search(&env, server.port, &["--source", "omnisearch", "design"]);
+    assert_eq!(r.engine, "omnisearch (offline)");
+    assert_eq!(
+        r.error.as_deref(),
+        Some("Omnisearch serves vault A, not vault")
+    );
+    let p = server.port.to_string();
+    let out = env.run(&["status", "--json", "--port", &p]);
+    assert_ok(&out);
+    let st: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(st["omnisearch_answers"], false);
+    assert!(
+        st["omnisearch_error"]
+            .as_str()
+            .unwrap()
+            .contains("serves vault A, not vault"),
+        "{st}"
+    );
+}
+
+#[test]
+fn hits_naming_no_file_of_this_vault_are_dropped() {
+    let env = Env::new();
+    env.write("here.md", "design\n");
+    let mut gone = omni_hit(9.0, "elsewhere.md", "design", None);
+    gone.as_object_mut().unwrap().remove("vault");
+    let mut here = omni_hit(1.0, "here.md", "design", None);
+    here.as_object_mut().unwrap().remove("vault");
+    let server = MockServer::start(Reply::Json(json!([gone, here]).to_string()));
+    let r = search(&env, server.port, &["design"]);
+    assert_eq!(r.engine, "omnisearch");
+    let paths: Vec<_> = r.results.iter().map(|h| h.path.as_str()).collect();
+    assert_eq!(paths, ["here.md"]);
 }

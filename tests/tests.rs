@@ -17,5 +17,6 @@ mod mcp;
 mod omnisearch;
 mod serve;
 mod skipped;
+mod trust;
 mod util;
 mod version;

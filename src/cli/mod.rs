@@ -34,9 +34,13 @@ pub fn main() -> ExitCode {
     }
 }
 
-/// Errors are promised to fit on one line.
+/// Errors are promised to fit on one line, and a path in one (a vault's, a note's) must not
+/// drive the terminal.
 fn one_line(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
+    crate::text::terminal::sanitize_for_terminal(s)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 fn warn_all(warnings: &[String]) {

@@ -48,6 +48,9 @@ pub(super) fn search_once(opts: &SearchOptions, warnings: &mut Vec<String>) -> R
         return in_memory(opts, "no cache directory on this system".into(), warnings);
     };
     let store = Store::new(cache, &opts.vault);
+    if let Err(e) = store.check_private() {
+        return in_memory(opts, format!("{e:#}"), warnings);
+    }
     match decide(opts, cache, &store, warnings)? {
         Next::Answer(a) => Ok(a),
         Next::InMemory(why) => in_memory(opts, why, warnings),

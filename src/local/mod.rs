@@ -20,6 +20,7 @@ mod checkpoint;
 mod fresh;
 mod index;
 pub(crate) mod liveness;
+mod quiet;
 pub(crate) mod schema;
 mod search;
 mod stored;
@@ -76,16 +77,40 @@ pub(crate) fn index(opts: &IndexOptions, progress: &dyn IndexProgress) -> Result
             ..IndexReport::default()
         });
     };
-    let (_, mut report) = refresh::update(
-        &store,
-        &lock,
-        &opts.vault,
-        opts.limits(),
-        opts.rebuild,
-        progress,
-    )?;
+    let update = |rebuild| {
+        quiet::catch(|| {
+            refresh::update(&store, &lock, &opts.vault, opts.limits(), rebuild, progress)
+        })
+    };
+    // An update that fails inside tantivy on a damaged index (a panic, or its error) would
+    // fail every later run the same way: the index is rebuilt instead.
+    let why = match update(opts.rebuild) {
+        Ok(Ok((_, report))) => return Ok(finished(report, started)),
+        Ok(Err(e)) if opts.rebuild || !is_damage(&e) => return Err(e),
+        Ok(Err(e)) => format!("{e:#}"),
+        Err(panic) if opts.rebuild => anyhow::bail!("the index writer failed: {panic}"),
+        Err(panic) => panic,
+    };
+    let (_, mut report) =
+        update(true).map_err(|panic| anyhow::anyhow!("the index writer failed: {panic}"))??;
+    let why = why.lines().next().unwrap_or("").to_string();
+    report
+        .warnings
+        .insert(0, format!("rebuilding the index (it failed: {why})"));
+    Ok(finished(report, started))
+}
+
+fn finished(mut report: IndexReport, started: Instant) -> IndexReport {
     report.elapsed_seconds = round_to(started.elapsed().as_secs_f64(), 3);
-    Ok(report)
+    report
+}
+
+/// An error of tantivy's own (not of the disk under it): what a damaged index gives.
+fn is_damage(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<tantivy::TantivyError>()
+            .is_some_and(|t| !matches!(t, tantivy::TantivyError::IoError(_)))
+    })
 }
 
 /// Runs a local search.
@@ -96,9 +121,7 @@ pub(crate) fn index(opts: &IndexOptions, progress: &dyn IndexProgress) -> Result
 pub(crate) fn search(opts: &SearchOptions) -> Result<LocalAnswer> {
     warm_up();
     let mut warnings = Vec::new();
-    let first = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        fresh::search_once(opts, &mut warnings)
-    }));
+    let first = quiet::catch(|| fresh::search_once(opts, &mut warnings));
     let why = match first {
         Ok(Ok(mut answer)) => {
             warnings.append(&mut answer.warnings);

@@ -3,11 +3,12 @@
 
 use std::io::Read;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use crate::core::EngineError;
 
-use super::reply::{parse_reply, OmniHit};
+use super::reply::{check_vault, parse_reply, OmniHit};
 
 /// The whole exchange (connect, headers, body) must finish within this.
 pub(crate) const DEADLINE: Duration = Duration::from_millis(800);
@@ -16,16 +17,15 @@ pub(crate) const MAX_BODY_BYTES: u64 = 16 * 1024 * 1024;
 /// The plugin answers at most this many results.
 pub(crate) const MAX_RESULTS: usize = 50;
 
-/// Asks the plugin on `port` (loopback only: 127.0.0.1, then [::1]) within [`DEADLINE`].
-pub(crate) fn query(port: u16, q: &str) -> Result<Vec<OmniHit>, EngineError> {
-    query_with_deadline(port, q, DEADLINE)
+/// Asks the plugin on `port` (loopback only: 127.0.0.1, then [::1]) within [`DEADLINE`]; an
+/// answer for another vault than `vault` is an error.
+pub(crate) fn query(port: u16, q: &str, vault: &Path) -> Result<Vec<OmniHit>, EngineError> {
+    let hits = query_with_deadline(port, q, DEADLINE)?;
+    check_vault(&hits, vault)?;
+    Ok(hits)
 }
 
-pub(crate) fn query_with_deadline(
-    port: u16,
-    q: &str,
-    budget: Duration,
-) -> Result<Vec<OmniHit>, EngineError> {
+fn query_with_deadline(port: u16, q: &str, budget: Duration) -> Result<Vec<OmniHit>, EngineError> {
     let started = Instant::now();
     let path_and_query = format!("/search?q={}", percent_encode(q));
     let hosts = [

@@ -6,9 +6,11 @@
 use std::path::Path;
 
 use super::reply::OmniHit;
-use crate::core::{round_to, FileKind, Filters, Scope, SearchHit, Sort, ENGINE_OMNISEARCH};
-use crate::paths;
+use crate::core::{
+    round_to, FileKind, Filters, Scope, SearchHit, Sort, DEFAULT_MAX_NOTE_BYTES, ENGINE_OMNISEARCH,
+};
 use crate::text::{excerpt, note};
+use crate::{fsread, paths};
 
 /// What narrows and orders the plugin's hits on our side.
 #[derive(Debug, Clone, Copy)]
@@ -27,7 +29,12 @@ pub(super) fn results(
     hits: Vec<OmniHit>,
     how: Shaping<'_>,
 ) -> (Vec<SearchHit>, usize) {
-    let in_scope = hits.into_iter().filter(|h| how.scope.contains(&h.path));
+    // A hit naming no file of this vault is no hit of it (a plugin that omits its vault's name
+    // may answer for another one).
+    let in_scope = hits
+        .into_iter()
+        .filter(|h| how.scope.contains(&h.path))
+        .filter(|h| paths::join_rel(vault, &h.path).exists());
     // Without filters or a time order, only the notes shown are read.
     let read_all = !how.filters.is_empty() || how.sort == Sort::Modified;
     let mut out = Vec::new();
@@ -95,9 +102,11 @@ fn enrich_from_note(
         _ => None,
     };
     let real = inside?;
-    let bytes = std::fs::read(&real).ok()?;
-    hit.modified_ns = std::fs::metadata(&real)
-        .and_then(|m| m.modified())
+    // Not through a symlink swapped in since, not a FIFO or device, not past the note cap:
+    // the plugin's path is not trusted to name a note.
+    let (bytes, md) = fsread::read_regular(&real, DEFAULT_MAX_NOTE_BYTES).ok()?;
+    hit.modified_ns = md
+        .modified()
         .ok()
         .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
         .and_then(|d| i64::try_from(d.as_nanos()).ok());

@@ -34,7 +34,7 @@ pub(crate) struct OmniAnswer {
 /// Asks the plugin for `opts.query` and shapes the answer: scoped and filtered client-side
 /// (the API has no parameter for either), cut to the limit, each hit enriched from its note.
 pub(crate) fn search(opts: &SearchOptions) -> Result<OmniAnswer, EngineError> {
-    let hits = query(opts.port, &opts.query)?;
+    let hits = query(opts.port, &opts.query, &opts.vault)?;
     let raw = hits.len();
     let how = enrich::Shaping {
         scope: &opts.scope,

@@ -11,6 +11,8 @@ use crate::text::{excerpt, stem_of};
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct OmniHit {
     pub path: String,
+    /// The vault the plugin answers for (its folder name); empty when the reply leaves it out.
+    pub vault: String,
     pub basename: String,
     pub score: f64,
     /// Plain one-line text.
@@ -46,10 +48,37 @@ pub(crate) fn parse_reply(body: &[u8]) -> Result<Vec<OmniHit>, EngineError> {
             excerpt: excerpt::clean_html_excerpt(&r.excerpt),
             offset_utf16: r.matches.first().and_then(|m| m.offset),
             found_words,
+            vault: r.vault,
             path: r.path,
         });
     }
     Ok(hits)
+}
+
+/// Fails when the plugin answers for another vault than `vault`: Obsidian names a vault by its
+/// folder's name, and every hit carries that name. Another vault's paths would be taken for
+/// this one's (and read from it), so such a reply is no answer at all.
+///
+/// A hit without a `vault` field (an older or another Omnisearch-compatible server) can't be
+/// checked and is taken as this vault's, as it always was; its path is still dropped when no
+/// such file exists here (see `enrich`).
+pub(crate) fn check_vault(hits: &[OmniHit], vault: &Path) -> Result<(), EngineError> {
+    let ours = vault_name(vault);
+    match hits.iter().find(|h| !h.vault.is_empty() && h.vault != ours) {
+        Some(h) => Err(EngineError::OmnisearchUnavailable(format!(
+            "Omnisearch serves vault {}, not {ours}",
+            h.vault
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// The vault's name as Obsidian gives it: the name of its folder.
+fn vault_name(vault: &Path) -> String {
+    let real = crate::paths::canonicalize(vault).unwrap_or_else(|_| vault.to_path_buf());
+    real.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
 }
 
 /// A vault-relative path that stays inside the vault.
@@ -77,6 +106,20 @@ mod tests {
         assert_eq!(hits[0].excerpt, "x & y z");
         assert_eq!(hits[0].offset_utf16, Some(3));
         assert_eq!(hits[1].basename, "c");
+    }
+
+    #[test]
+    fn another_vaults_answer_is_refused() {
+        let body = br#"[{"score":1,"vault":"A","path":"x.md"},{"score":1,"path":"y.md"}]"#;
+        let hits = parse_reply(body).unwrap();
+        assert!(check_vault(&hits, Path::new("/nowhere/A")).is_ok());
+        let e = check_vault(&hits, Path::new("/nowhere/B")).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "Omnisearch unavailable: Omnisearch serves vault A, not B"
+        );
+        // Without a vault field: taken as this vault's.
+        assert!(check_vault(&hits[1..], Path::new("/nowhere/B")).is_ok());
     }
 
     #[test]

@@ -231,6 +231,10 @@ fn parse_frontmatter(fm: &str, meta: &mut NoteMeta) {
 }
 
 fn push_values(v: &str, is_alias: bool, meta: &mut NoteMeta) {
+    // YAML's unquoted null (`tags: null`, `- ~`) is no value, not a tag named `null`.
+    if matches!(v.trim(), "null" | "Null" | "NULL" | "~") {
+        return;
+    }
     let v = v.trim().trim_matches(['"', '\'']).trim();
     if v.is_empty() {
         return;
@@ -250,6 +254,20 @@ fn push_values(v: &str, is_alias: bool, meta: &mut NoteMeta) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn yaml_null_is_no_tag_or_alias() {
+        for fm in [
+            "tags: null\naliases: null",
+            "tags: ~\naliases: NULL",
+            "tags: [null]\naliases:\n  - null",
+        ] {
+            let m = parse(&format!("---\n{fm}\n---\nbody\n"));
+            assert!(m.tags.is_empty() && m.aliases.is_empty(), "{fm}: {m:?}");
+        }
+        // Quoted, it is a string.
+        assert_eq!(parse("---\ntags: \"null\"\n---\n").tags, ["null"]);
+    }
 
     #[test]
     fn frontmatter_both_forms() {

@@ -1,15 +1,19 @@
 //! The index-writing side: [`walk`] lists the vault, [`manifest`] is what the index knows,
 //! [`plan`] is their difference, [`write`] commits it, [`refresh`] ties those together once;
 //! [`read`] reads a file within its cap, [`document`] is what the index stores of it;
-//! [`store`] owns the index directory and the writer lock; [`extract`] gets a PDF's text (a
+//! [`intact`] checks a commit's files against their checksums before one is trusted;
+//! [`store`] owns the index directory and the writer lock, [`private`] refuses one that is
+//! not this user's alone; [`extract`] gets a PDF's text (a
 //! cache, else a child process under limits) and [`pdf`] is what that child runs. Nothing here
 //! imports the search side.
 
 mod document;
 pub(crate) mod extract;
+mod intact;
 mod manifest;
 pub(crate) mod pdf;
 mod plan;
+mod private;
 mod read;
 pub(in crate::local) mod refresh;
 pub(crate) mod store;

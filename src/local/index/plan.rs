@@ -16,6 +16,7 @@ use super::read::{kind_of, read_capped, too_large, Unread};
 use super::store::{self, Payload};
 use super::walk::{walk, Batch, DiskNote};
 use crate::core::{Caps, SkippedFile};
+use crate::fsread::Refused;
 use crate::local::stored::{self, Stored};
 
 /// Notes modified less than this before the previous run started are hashed again.
@@ -243,20 +244,32 @@ impl Plan {
 }
 
 /// How many files differ between the vault and the index by size and mtime alone (added,
-/// modified or removed), without reading any.
+/// modified or removed), without reading any; and the files an update would skip as
+/// unreadable. A new file that can't be opened is one of those, not a change: `index` skips it
+/// (and names it) rather than adding it, so counting it would say "changed" forever.
 pub(crate) fn changed_by_stat(
     searcher: &tantivy::Searcher,
     vault: &Path,
     pdf: bool,
-) -> Result<u64> {
+) -> Result<(u64, Vec<SkippedFile>)> {
     let mut known = Manifest::read(searcher)?;
     let (disk, _) = walk(vault, pdf);
     let mut changed = 0u64;
+    let mut unreadable = Vec::new();
     for note in disk {
         match known.take(&note.rel) {
             Some(k) if k.size == note.size && k.mtime_ns == note.mtime_ns => {}
-            _ => changed += 1,
+            Some(_) => changed += 1,
+            // Opened only, never read.
+            None => match crate::fsread::open_regular(&note.path(vault)) {
+                Err(Refused::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => changed += 1,
+                Err(why) => unreadable.push(SkippedFile {
+                    path: note.rel,
+                    reason: format!("cannot read: {why}"),
+                }),
+                Ok(_) => changed += 1,
+            },
         }
     }
-    Ok(changed + known.untaken_len() as u64)
+    Ok((changed + known.untaken_len() as u64, unreadable))
 }

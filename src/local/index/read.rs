@@ -1,11 +1,11 @@
 //! Reading a listed file for the indexer: within its size cap (a file over it is never read,
 //! only named), and decoded as text.
 
-use std::fs::File;
-use std::io::{ErrorKind, Read};
+use std::io::ErrorKind;
 use std::path::Path;
 
 use crate::core::FileKind;
+use crate::fsread::{read_regular, Refused};
 
 /// The kind of a listed file (the walk lists only the three kinds).
 pub(in crate::local) fn kind_of(rel: &str) -> FileKind {
@@ -32,7 +32,8 @@ pub(in crate::local) fn too_large(cap: u64, kind: FileKind) -> String {
 }
 
 /// Reads a file of at most `cap` bytes; why, when it can't. A file whose `size_hint` (the
-/// walk's stat) is over the cap is not even opened.
+/// walk's stat) is over the cap is not even opened; one that became a symlink or a special
+/// file since the walk is not read (see [`crate::fsread`]).
 pub(in crate::local) fn read_capped(
     path: &Path,
     cap: u64,
@@ -42,22 +43,17 @@ pub(in crate::local) fn read_capped(
     if size_hint > cap {
         return Err(Unread::TooLarge(too_large(cap, kind)));
     }
-    let file = File::open(path).map_err(|e| {
-        Unread::Failed(match e.kind() {
-            ErrorKind::NotFound => "vanished before it could be read".to_string(),
-            _ => format!("cannot read: {e}"),
-        })
-    })?;
-    // Sized from the walk's stat: the note comes in one read (and one more that sees the
-    // end), not in the doubling reads of an empty buffer.
-    let mut bytes = Vec::with_capacity(usize::try_from(size_hint.min(cap)).unwrap_or(0) + 1);
-    file.take(cap.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .map_err(|e| Unread::Failed(format!("cannot read: {e}")))?;
-    if bytes.len() as u64 > cap {
-        return Err(Unread::TooLarge(too_large(cap, kind)));
+    match read_regular(path, cap) {
+        Ok((bytes, _)) => Ok(bytes),
+        Err(Refused::TooLarge(_)) => Err(Unread::TooLarge(too_large(cap, kind))),
+        Err(Refused::NotRegular) => Err(Unread::Failed(
+            "not a regular file (a symlink or special file) when read".to_string(),
+        )),
+        Err(Refused::Io(e)) if e.kind() == ErrorKind::NotFound => Err(Unread::Failed(
+            "vanished before it could be read".to_string(),
+        )),
+        Err(Refused::Io(e)) => Err(Unread::Failed(format!("cannot read: {e}"))),
     }
-    Ok(bytes)
 }
 
 /// UTF-8 with invalid sequences replaced; a leading BOM is dropped. True when nothing was:

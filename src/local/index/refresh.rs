@@ -199,6 +199,7 @@ pub(crate) fn apply<T>(
     });
     match written {
         Ok(report) => {
+            super::intact::trust_committed(&index, &dir);
             if !fresh {
                 store.remove_stale_dirs(Some(&dir));
             }

@@ -14,7 +14,7 @@
 //! On Windows the files inherit the ACL of the user's cache directory, which is already
 //! private to the user.
 
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -24,6 +24,7 @@ use serde::{Deserialize, Serialize};
 use tantivy::directory::MmapDirectory;
 use tantivy::{Index, IndexReader};
 
+use super::private;
 use crate::core::Caps;
 use crate::local::{analyzer, schema};
 
@@ -68,22 +69,36 @@ impl Store {
         }
     }
 
-    /// Creates the directory (0700) if needed.
+    /// Creates the directory (0700) if needed: the cache directory as it comes, then the
+    /// `vault-search` folder and this vault's, each refused unless private to this user (see
+    /// [`private`]).
     pub(crate) fn ensure_root(&self) -> Result<()> {
-        create_private_dir(&self.root)
+        let create = || -> Result<()> {
+            let base = self.root.parent().context("no parent")?;
+            if let Some(cache) = base.parent() {
+                fs::create_dir_all(cache)?;
+            }
+            private::ensure_dir(base)?;
+            private::ensure_dir(&self.root)
+        };
+        create()
             .with_context(|| format!("cannot create the index directory {}", self.root.display()))
+    }
+
+    /// Fails when the folders of this index exist but are not private to this user (see
+    /// [`private`]): nothing in them is to be read or written.
+    pub(crate) fn check_private(&self) -> Result<()> {
+        if let Some(base) = self.root.parent() {
+            private::check_dir(base)?;
+        }
+        private::check_dir(&self.root).map(|_| ())
     }
 
     /// Takes the writer lock without waiting; `Ok(None)` when another process holds it.
     pub(crate) fn try_lock(&self) -> Result<Option<WriterLock>> {
         let path = self.root.join(LOCK);
-        let file = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&path)
+        let file = private::open_own_file(&path)
             .with_context(|| format!("cannot open the lock file {}", path.display()))?;
-        set_private_file(&path);
         match file.try_lock() {
             Ok(()) => Ok(Some(WriterLock { _file: file })),
             Err(fs::TryLockError::WouldBlock) => Ok(None),
@@ -118,6 +133,8 @@ impl Store {
         let Some(dir) = self.current_dir() else {
             return Ok(None);
         };
+        self.check_private()
+            .map_err(|e| IndexIncompatible(format!("{e:#}")))?;
         open_index(&dir).map(Some)
     }
 
@@ -144,7 +161,8 @@ impl Store {
         let dir = self
             .root
             .join(format!("idx-{}-{nanos}", schema::index_format()));
-        create_private_dir(&dir)
+        // A new name: whatever is there already (a symlink planted in its place) fails it.
+        private::create_new_dir(&dir)
             .with_context(|| format!("cannot create the index directory {}", dir.display()))?;
         let mmap = MmapDirectory::open(&dir)
             .with_context(|| format!("cannot open the index directory {}", dir.display()))?;
@@ -242,6 +260,8 @@ pub(crate) fn open_index(dir: &Path) -> Result<(Index, Payload, IndexReader), In
         return Err(incompatible("schema differs".into()));
     }
     register_analyzer(&index);
+    // Damaged files answer wrongly without an error: checked before anything reads them.
+    super::intact::check(&index, dir).map_err(incompatible)?;
     // Opening a reader opens every segment file: a truncated or missing one shows here.
     let reader: IndexReader = index
         .reader_builder()

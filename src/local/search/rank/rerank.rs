@@ -129,7 +129,9 @@ fn score(
     Ok(scored)
 }
 
-/// Best first (ties by path); with [`Sort::Modified`], newest first.
+/// Best first, ties by path — ties of the score as shown (two decimals), which an index
+/// updated in place and one rebuilt can reach by slightly different sums; with
+/// [`Sort::Modified`], newest first.
 fn sort(
     scored: &mut [(f64, usize)],
     feats: &[Features],
@@ -139,7 +141,8 @@ fn sort(
     candidates: &[(f32, DocAddress)],
 ) {
     scored.sort_by(|a, b| {
-        b.0.partial_cmp(&a.0)
+        crate::core::round_to(b.0, 2)
+            .partial_cmp(&crate::core::round_to(a.0, 2))
             .unwrap_or(std::cmp::Ordering::Equal)
             .then_with(|| feats[a.1].path.cmp(&feats[b.1].path))
     });

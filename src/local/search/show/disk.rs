@@ -121,19 +121,10 @@ pub(crate) fn show(
 
 /// The file at `path` when it is a regular file of the size and mtime the index recorded.
 fn open_unchanged(path: &Path, size: u64, mtime_ns: i64) -> Option<File> {
-    let mut options = std::fs::OpenOptions::new();
-    options.read(true);
-    // The walk never follows a symlink; neither does this (elsewhere the stat below must
-    // still match the indexed note's).
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32);
-    }
-    let file = options.open(path).ok()?;
-    // The opened file's own stat: what is read below is what was compared.
-    let md = file.metadata().ok()?;
-    (md.is_file() && md.len() == size && mtime_of(&md) == mtime_ns).then_some(file)
+    // Never through a symlink (the walk follows none) nor a FIFO swapped in since; the opened
+    // file's own stat: what is read below is what was compared.
+    let (file, md) = crate::fsread::open_regular(path).ok()?;
+    (md.len() == size && mtime_of(&md) == mtime_ns).then_some(file)
 }
 
 /// The mtime as the walk records it.
