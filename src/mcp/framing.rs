@@ -1,27 +1,37 @@
 //! The line framing between the client's pipes and rmcp: one JSON-RPC message per line, each
-//! line bounded, a line that is not JSON answered with a parse error.
+//! line bounded and answered, a bounded number of requests at work.
 //!
 //! rmcp's stdio transport drops a line that is not JSON, or longer than its own 16 MiB cap,
-//! without a word, and keeps reading requests however many replies wait for a client that
-//! stopped reading. So stdin is read here first: a line longer than [`MAX_LINE`] is discarded as it streams in and
-//! answered with `-32600`; a line that is not JSON gets JSON-RPC's `-32700` with a null id; every
-//! other line goes on to rmcp unchanged. rmcp's output and those errors reach stdout through one
-//! writer, a whole line at a time, so they never interleave. While that writer's queue is full
-//! (a client that does not read its replies), no further request is passed on.
+//! without a word, starts every request it reads at once, and keeps reading however many
+//! replies wait for a client that stopped reading. So stdin is read here first: a line longer
+//! than [`MAX_LINE`] is discarded as it streams in and answered with `-32600`; every other line
+//! is judged by [`super::messages`] (answered here, or passed on); a batch is split up by
+//! [`super::batch`]. At most [`MAX_IN_FLIGHT`] requests are with rmcp at a time, and while the
+//! writer's queue is full (a client that does not read its replies) nothing more is passed on:
+//! the backlog stays in the client's pipe. rmcp's output and the framing's own answers reach
+//! stdout through one writer, a whole line at a time, so they never interleave.
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
+use serde_json::Value;
 use tokio::io::{
     AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, DuplexStream,
 };
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, OwnedSemaphorePermit, Semaphore};
 use tokio::task::JoinHandle;
+
+use super::batch::{self, Batches, BATCH_VERSION};
+use super::messages::{self, judge_line, Message, Verdict};
 
 /// The longest message accepted. Requests are small (a query, a path); 8 MiB leaves room for
 /// any client while bounding what one can make the server hold.
 pub(crate) const MAX_LINE: usize = 8 * 1024 * 1024;
+/// Requests rmcp works on at once. Each holds a blocking thread and its answer in memory;
+/// a client that pipelines thousands of searches gets them answered this many at a time.
+pub(crate) const MAX_IN_FLIGHT: usize = 8;
 /// Lines in flight towards stdout; when they are all waiting, input waits too.
 const OUT_QUEUE: usize = 64;
 /// Pipe buffers between this layer and rmcp.
@@ -66,8 +76,17 @@ pub(crate) fn start(input: Input, output: Output) -> Framed {
     let (to_rmcp, reader) = tokio::io::duplex(PIPE);
     let (writer, from_rmcp) = tokio::io::duplex(PIPE);
     let (out_tx, out_rx) = mpsc::channel::<Vec<u8>>(OUT_QUEUE);
-    tokio::spawn(read_input(input, to_rmcp, out_tx.clone()));
-    tokio::spawn(relay_output(from_rmcp, out_tx));
+    let shared = Arc::new(Shared {
+        in_flight: Arc::new(Semaphore::new(MAX_IN_FLIGHT)),
+        state: Mutex::new(State::default()),
+    });
+    let to = ToRmcp {
+        pipe: to_rmcp,
+        out: out_tx.clone(),
+        shared: Arc::clone(&shared),
+    };
+    tokio::spawn(read_input(input, to));
+    tokio::spawn(relay_output(from_rmcp, out_tx, shared));
     let written = Arc::new(AtomicU64::new(0));
     let task = tokio::spawn(write_output(output, out_rx, Arc::clone(&written)));
     Framed {
@@ -77,40 +96,47 @@ pub(crate) fn start(input: Input, output: Output) -> Framed {
     }
 }
 
-/// What to do with one complete line of input.
-#[derive(Debug, PartialEq, Eq)]
-enum Verdict {
-    /// Blank: nothing to say.
-    Skip,
-    /// A JSON value: rmcp's to judge.
-    Forward,
-    /// The error reply to send back.
-    Reply(Vec<u8>),
+/// A JSON-RPC message as one line of output.
+fn to_line(v: &Value) -> Vec<u8> {
+    let mut line = serde_json::to_vec(v).unwrap_or_default();
+    line.push(b'\n');
+    line
 }
 
-fn judge(line: &[u8]) -> Verdict {
-    let line = line.strip_suffix(b"\r").unwrap_or(line);
-    let body = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
-    if body.iter().all(u8::is_ascii_whitespace) {
-        return Verdict::Skip;
+/// What the reading and the relaying side share: requests in flight and the batches.
+struct Shared {
+    /// One permit per request rmcp has not answered yet.
+    in_flight: Arc<Semaphore>,
+    state: Mutex<State>,
+}
+
+#[derive(Default)]
+struct State {
+    /// A request's id (as JSON text) → its permit, returned with rmcp's answer.
+    permits: HashMap<String, OwnedSemaphorePermit>,
+    /// The `initialize` request's id, until its answer names the protocol version.
+    initialize: Option<String>,
+    version: Option<String>,
+    batches: Batches,
+}
+
+impl Shared {
+    fn state(&self) -> MutexGuard<'_, State> {
+        // Only map updates happen under the lock; what a panic leaves is still usable.
+        self.state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
-    match serde_json::from_slice::<serde::de::IgnoredAny>(body) {
-        Ok(_) => Verdict::Forward,
-        Err(e) => Verdict::Reply(error_line(-32700, &format!("Parse error: {e}"))),
-    }
 }
 
-/// A JSON-RPC error response with a null id (the id of a message that could not be read).
-fn error_line(code: i64, message: &str) -> Vec<u8> {
-    let message = serde_json::to_string(message).unwrap_or_else(|_| "\"\"".into());
-    format!(r#"{{"jsonrpc":"2.0","id":null,"error":{{"code":{code},"message":{message}}}}}"#)
-        .into_bytes()
-        .into_iter()
-        .chain(std::iter::once(b'\n'))
-        .collect()
+/// The side that talks to rmcp: where a forwarded message goes and who answers otherwise.
+struct ToRmcp {
+    pipe: DuplexStream,
+    out: mpsc::Sender<Vec<u8>>,
+    shared: Arc<Shared>,
 }
 
-async fn read_input(mut input: Input, mut to_rmcp: DuplexStream, out: mpsc::Sender<Vec<u8>>) {
+async fn read_input(mut input: Input, mut to: ToRmcp) {
     let mut chunk = vec![0u8; 64 * 1024];
     let mut line: Vec<u8> = Vec::new();
     let mut too_long = false;
@@ -139,13 +165,13 @@ async fn read_input(mut input: Input, mut to_rmcp: DuplexStream, out: mpsc::Send
             let verdict = if too_long {
                 too_long_reply()
             } else {
-                judge(&line)
+                judge_line(&line)
             };
             too_long = false;
-            if !deliver(verdict, &mut line, &mut to_rmcp, &out).await {
+            line.clear();
+            if !to.deliver(verdict).await {
                 return;
             }
-            line.clear();
         }
     }
     // The last line may lack its newline.
@@ -153,45 +179,154 @@ async fn read_input(mut input: Input, mut to_rmcp: DuplexStream, out: mpsc::Send
         let verdict = if too_long {
             too_long_reply()
         } else {
-            judge(&line)
+            judge_line(&line)
         };
-        deliver(verdict, &mut line, &mut to_rmcp, &out).await;
+        to.deliver(verdict).await;
     }
     // Dropping the pipe is rmcp's end of input.
-    let _ = to_rmcp.shutdown().await;
+    let _ = to.pipe.shutdown().await;
 }
 
 fn too_long_reply() -> Verdict {
-    Verdict::Reply(error_line(
+    Verdict::Reply(messages::error(
+        Value::Null,
         -32600,
         &format!("Invalid Request: a message is at most {MAX_LINE} bytes"),
     ))
 }
 
-/// False when rmcp or stdout has gone away.
-async fn deliver(
-    verdict: Verdict,
-    line: &mut Vec<u8>,
-    to_rmcp: &mut DuplexStream,
-    out: &mpsc::Sender<Vec<u8>>,
-) -> bool {
-    match verdict {
-        Verdict::Skip => true,
-        Verdict::Forward => {
-            // While the replies wait for stdout, no new request: rmcp would start each one and
-            // hold every reply in memory, without bound, for a client that stopped reading.
-            if out.reserve().await.is_err() {
-                return false;
-            }
-            line.push(b'\n');
-            to_rmcp.write_all(line).await.is_ok()
+impl ToRmcp {
+    /// False when rmcp or stdout has gone away.
+    async fn deliver(&mut self, verdict: Verdict) -> bool {
+        match verdict {
+            Verdict::Skip => true,
+            Verdict::Forward(m) => self.forward(m).await,
+            Verdict::Reply(reply) => self.out.send(to_line(&reply)).await.is_ok(),
+            Verdict::Batch(members) => self.batch(members).await,
         }
-        Verdict::Reply(reply) => out.send(reply).await.is_ok(),
+    }
+
+    async fn forward(&mut self, mut m: Message) -> bool {
+        // While the replies wait for stdout, no new request: rmcp would start each one and
+        // hold every reply in memory, without bound, for a client that stopped reading.
+        if self.out.reserve().await.is_err() {
+            return false;
+        }
+        if let Some(id) = m.request.take() {
+            // At most MAX_IN_FLIGHT requests at once: the rest wait in the client's pipe,
+            // where they cost this process nothing.
+            let Ok(permit) = Arc::clone(&self.shared.in_flight).acquire_owned().await else {
+                return false;
+            };
+            let mut st = self.shared.state();
+            if m.initialize {
+                st.initialize = Some(id.clone());
+            }
+            st.permits.insert(id, permit);
+        }
+        if let Some(cancelled) = m.cancels.take() {
+            let done = {
+                let mut st = self.shared.state();
+                // rmcp sends no answer to a cancelled request: its permit is free now.
+                st.permits.remove(&cancelled);
+                st.batches.cancel(&cancelled).and_then(|(ours, done)| {
+                    st.permits.remove(&ours.to_string());
+                    m.value["params"]["requestId"] = ours;
+                    done
+                })
+            };
+            if let Some(all) = done {
+                if self.out.send(to_line(&all)).await.is_err() {
+                    return false;
+                }
+            }
+        }
+        self.pipe.write_all(&to_line(&m.value)).await.is_ok()
+    }
+
+    async fn batch(&mut self, members: Vec<Value>) -> bool {
+        let version = self.shared.state().version.clone();
+        if version.as_deref() != Some(BATCH_VERSION) || members.is_empty() {
+            let why = match version {
+                _ if members.is_empty() => "Invalid Request: an empty batch".to_string(),
+                Some(v) => format!("Invalid Request: protocol version {v} has no batches"),
+                None => "Invalid Request: a batch before initialize".to_string(),
+            };
+            let reply = messages::error(Value::Null, -32600, &why);
+            return self.out.send(to_line(&reply)).await.is_ok();
+        }
+        let batch = self.shared.state().batches.open();
+        for member in members {
+            match messages::judge(member) {
+                Verdict::Forward(mut m) if !m.initialize => {
+                    if m.request.is_some() {
+                        let client_id = m.value["id"].take();
+                        let ours = self.shared.state().batches.member(batch, client_id);
+                        m.request = Some(ours.to_string());
+                        m.value["id"] = ours;
+                    }
+                    if !self.forward(m).await {
+                        return false;
+                    }
+                }
+                Verdict::Reply(reply) => self.shared.state().batches.reply(batch, reply),
+                Verdict::Forward(m) => {
+                    let why = "Invalid Request: initialize cannot be part of a batch";
+                    let reply = messages::error(m.value["id"].clone(), -32600, why);
+                    self.shared.state().batches.reply(batch, reply);
+                }
+                Verdict::Batch(_) | Verdict::Skip => {
+                    let why = "Invalid Request: a batch member is a JSON object";
+                    let reply = messages::error(Value::Null, -32600, why);
+                    self.shared.state().batches.reply(batch, reply);
+                }
+            }
+        }
+        let done = self.shared.state().batches.seal(batch);
+        match done {
+            Some(all) => self.out.send(to_line(&all)).await.is_ok(),
+            None => true,
+        }
     }
 }
 
+/// The fields of rmcp's output that the framing looks at.
+#[derive(serde::Deserialize)]
+struct Peek {
+    id: Option<Value>,
+    method: Option<serde::de::IgnoredAny>,
+}
+
+/// What to do with a line rmcp wrote: a response frees its request's permit; an answer to
+/// `initialize` names the protocol version; a batch member's answer waits for its batch.
+fn relay_one(shared: &Shared, line: Vec<u8>) -> Option<Vec<u8>> {
+    let Ok(Peek {
+        id: Some(id),
+        method: None,
+    }) = serde_json::from_slice::<Peek>(&line)
+    else {
+        return Some(line);
+    };
+    let key = id.to_string();
+    let mut st = shared.state();
+    st.permits.remove(&key);
+    if st.initialize.as_deref() == Some(key.as_str()) {
+        st.initialize = None;
+        let v: Value = serde_json::from_slice(&line).unwrap_or_default();
+        st.version = v["result"]["protocolVersion"].as_str().map(str::to_string);
+    }
+    if id.as_str().is_some_and(|s| s.starts_with(batch::PREFIX)) {
+        let reply: Value = serde_json::from_slice(&line).unwrap_or_default();
+        return match st.batches.answered(&id, reply) {
+            Some(done) => done.map(|all| to_line(&all)),
+            None => Some(line),
+        };
+    }
+    Some(line)
+}
+
 /// rmcp's output, a whole line at a time (rmcp writes one message per line).
-async fn relay_output(from_rmcp: DuplexStream, out: mpsc::Sender<Vec<u8>>) {
+async fn relay_output(from_rmcp: DuplexStream, out: mpsc::Sender<Vec<u8>>, shared: Arc<Shared>) {
     let mut lines = tokio::io::BufReader::new(from_rmcp);
     loop {
         let mut line = Vec::new();
@@ -201,6 +336,9 @@ async fn relay_output(from_rmcp: DuplexStream, out: mpsc::Sender<Vec<u8>>) {
                 if !line.ends_with(b"\n") {
                     line.push(b'\n');
                 }
+                let Some(line) = relay_one(&shared, line) else {
+                    continue;
+                };
                 if out.send(line).await.is_err() {
                     break;
                 }
@@ -235,23 +373,6 @@ async fn write_output(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn lines_are_forwarded_answered_or_skipped() {
-        assert_eq!(
-            judge(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#),
-            Verdict::Forward
-        );
-        assert_eq!(judge(b"\xEF\xBB\xBF{}\r"), Verdict::Forward);
-        assert_eq!(judge(b"  \r"), Verdict::Skip);
-        let Verdict::Reply(r) = judge(b"this is not json") else {
-            panic!("not answered")
-        };
-        let v: serde_json::Value = serde_json::from_slice(&r).unwrap();
-        assert_eq!(v["error"]["code"], -32700);
-        assert!(v["id"].is_null());
-        assert!(r.ends_with(b"\n"));
-    }
 
     #[test]
     fn a_slow_reader_gets_every_reply_after_eof() {
@@ -317,8 +438,8 @@ mod tests {
                 }
             });
             let feed = tokio::spawn(async move {
-                for i in 0..10_000 {
-                    let request = format!("{{\"id\":{i},\"method\":\"ping\"}}\n");
+                for _ in 0..10_000 {
+                    let request = "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/x\"}\n";
                     client.write_all(request.as_bytes()).await.unwrap();
                 }
                 client.shutdown().await.unwrap();
@@ -357,7 +478,10 @@ mod tests {
                 for _ in 0..(MAX_LINE / junk.len() + 2) {
                     client.write_all(&junk).await.unwrap();
                 }
-                client.write_all(b"\n{\"ok\":1}\n").await.unwrap();
+                client
+                    .write_all(b"\n{\"jsonrpc\":\"2.0\",\"method\":\"n\"}\n")
+                    .await
+                    .unwrap();
                 // And one more without its newline before EOF.
                 for _ in 0..(MAX_LINE / junk.len() + 2) {
                     client.write_all(&junk).await.unwrap();
@@ -368,7 +492,7 @@ mod tests {
             rmcp_side.read_to_end(&mut got).await.unwrap();
             feed.await.unwrap();
             // Only the message after the long line reached rmcp.
-            assert_eq!(got, b"{\"ok\":1}\n");
+            assert_eq!(got, b"{\"jsonrpc\":\"2.0\",\"method\":\"n\"}\n");
             drop(framed.writer);
             framed.flushed.finish(Duration::from_secs(30)).await;
             let mut reply = Vec::new();

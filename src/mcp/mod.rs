@@ -11,9 +11,11 @@
 //! diagnostics go to stderr. EOF on stdin ends the server with exit 0.
 
 mod background;
+mod batch;
 mod config_snippets;
 mod context;
 mod framing;
+mod messages;
 mod read_note;
 mod tools;
 
@@ -76,6 +78,8 @@ pub(crate) fn run(opts: McpOptions) -> Result<()> {
     // One thread drives the protocol; tool calls run on the blocking pool.
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
+        // The requests in flight, plus stdin's and stdout's blocking reads and writes.
+        .max_blocking_threads(framing::MAX_IN_FLIGHT + 4)
         .build()
         .context("cannot start the async runtime")?;
     let served = rt.block_on(serve(opts));
