@@ -92,6 +92,23 @@ pub(crate) fn has_index(opts: &SearchOptions) -> bool {
         .is_some_and(|cache| local::has_index(cache, &opts.vault))
 }
 
+#[cfg(feature = "mcp")]
+pub(crate) use local::Names;
+
+/// The folders and tags the local index knows, each with its note count (`None` without an
+/// index): what the MCP server names when a search's folder or tag matches nothing.
+#[cfg(feature = "mcp")]
+pub(crate) fn folders_and_tags(opts: &SearchOptions) -> Option<Names> {
+    let cache = opts.cache_dir.as_deref()?;
+    local::folders_and_tags(cache, &opts.vault).ok().flatten()
+}
+
+/// Whether Obsidian's "Excluded files" hide a vault-relative path from the local search.
+#[cfg(feature = "mcp")]
+pub(crate) fn excluded_by_obsidian(vault: &std::path::Path, rel: &str) -> bool {
+    local::excluded_by_obsidian(vault, rel)
+}
+
 /// `--folder notes` means the folder `Notes`, as it does on the case-insensitive disks of
 /// macOS and Windows: the index and the plugin compare paths exactly.
 fn respelled(opts: &SearchOptions) -> Cow<'_, SearchOptions> {

@@ -10,11 +10,14 @@
 //! answered at once even for a vault never indexed. stdout carries protocol messages only;
 //! diagnostics go to stderr. EOF on stdin ends the server with exit 0.
 
+mod args;
 mod background;
 mod batch;
+mod clean;
 mod config_snippets;
 mod context;
 mod framing;
+mod hints;
 mod messages;
 mod read_note;
 mod tools;
@@ -134,6 +137,7 @@ async fn blocking(
 #[tool_router]
 impl Server {
     #[tool(
+        title = "Search notes",
         description = "Ranked full-text search of the user's Obsidian vault (notes, not code). \
             Returns path:line — heading — excerpt per hit; read one with read_note.",
         annotations(read_only_hint = true, idempotent_hint = true, open_world_hint = false),
@@ -154,6 +158,7 @@ impl Server {
     }
 
     #[tool(
+        title = "Read a note",
         description = "Numbered lines of one vault note: around line (with context), or from \
             from_line (max_lines). Capped at 400 lines / 64 KB.",
         annotations(read_only_hint = true, idempotent_hint = true, open_world_hint = false)
@@ -167,6 +172,7 @@ impl Server {
     }
 
     #[tool(
+        title = "Index status",
         description = "Index and Omnisearch status of the vault: notes indexed, last update, \
             notes changed since, background indexing.",
         annotations(read_only_hint = true, idempotent_hint = true, open_world_hint = false)

@@ -12,6 +12,7 @@ use rmcp::model::{CallToolResult, ContentBlock};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use super::args;
 use super::tools::tool_error;
 use crate::paths;
 
@@ -22,19 +23,35 @@ pub(crate) const MAX_BYTES: usize = 64 * 1024;
 /// Lines either side of `line` when `context` is not given.
 const DEFAULT_CONTEXT: u64 = 20;
 
+args::whole_arg!(line_arg, "line");
+args::whole_arg!(context_arg, "context");
+args::whole_arg!(from_line_arg, "from_line");
+args::whole_arg!(max_lines_arg, "max_lines");
+
 /// `read_note` arguments.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[schemars(transform = args::no_formats)]
 pub(crate) struct ReadParams {
     /// Vault-relative path of a note, as search_notes returns it
     pub(crate) path: String,
     /// Line to center on (1-based), e.g. a hit's line
+    #[serde(default, deserialize_with = "line_arg")]
+    #[schemars(range(min = 1))]
     pub(crate) line: Option<u64>,
     /// With line: lines before and after it (default 20)
+    #[serde(default, deserialize_with = "context_arg")]
     pub(crate) context: Option<u64>,
     /// First line to return (1-based; without line)
+    #[serde(default, deserialize_with = "from_line_arg")]
+    #[schemars(range(min = 1))]
     pub(crate) from_line: Option<u64>,
     /// Lines to return from from_line (max 400)
+    #[serde(default, deserialize_with = "max_lines_arg")]
+    #[schemars(range(min = 1, max = 400))]
     pub(crate) max_lines: Option<u64>,
+    /// Also a note Obsidian's "Excluded files" hide from search
+    #[serde(default)]
+    pub(crate) include_ignored: bool,
 }
 
 /// Runs `read_note` (blocking: call it on a blocking thread).
@@ -118,6 +135,27 @@ pub(crate) fn resolve(vault: &Path, raw: &str) -> Result<PathBuf, String> {
     Ok(real)
 }
 
+/// Search's visibility rules, so read_note shows no note that search hides: nothing in a
+/// dot folder (`.obsidian`, `.git`, `.trash`) or dot file, which the index walk skips, and,
+/// unless `include_ignored`, nothing Obsidian's "Excluded files" leave out.
+fn visible(vault: &Path, raw: &str, include_ignored: bool) -> Result<(), String> {
+    let unified = raw.replace('\\', "/");
+    let rel = unified.trim_start_matches("./");
+    if rel.split('/').any(|c| c.starts_with('.') && c != ".") {
+        return Err(format!(
+            "{raw:?} is in a hidden folder or file (its name starts with '.'): search never \
+             shows it, so it is not read"
+        ));
+    }
+    if !include_ignored && crate::dispatch::excluded_by_obsidian(vault, rel) {
+        return Err(format!(
+            "{raw:?} is in Obsidian's Excluded files, which search leaves out; \
+             include_ignored=true reads it"
+        ));
+    }
+    Ok(())
+}
+
 /// Reads one line into `buf`, keeping at most `keep` bytes of it (the rest is consumed, not
 /// stored), so a note that is one line of gigabytes costs `keep` bytes of memory.
 fn read_line_capped(
@@ -149,6 +187,7 @@ fn read(vault: &Path, p: &ReadParams) -> Result<String, String> {
     let (from, requested) = window(p)?;
     let want = requested.min(MAX_LINES);
     let file = resolve(vault, &p.path)?;
+    visible(vault, &p.path, p.include_ignored)?;
     let f = std::fs::File::open(&file).map_err(|e| format!("cannot read {:?}: {e}", p.path))?;
     let mut reader = BufReader::new(f);
     let mut body = String::new();
@@ -192,8 +231,9 @@ fn read(vault: &Path, p: &ReadParams) -> Result<String, String> {
     }
     if from > total {
         return Err(format!(
-            "{} has {total} lines: nothing at line {from}",
-            p.path
+            "{} has {total} lines: nothing at line {}",
+            p.path,
+            p.line.unwrap_or(from)
         ));
     }
     let mut out = format!("{} (lines {from}-{last} of {total})\n{body}", p.path);
@@ -249,6 +289,7 @@ mod tests {
             context,
             from_line,
             max_lines,
+            include_ignored: false,
         };
         assert_eq!(window(&p(Some(30), Some(5), None, None)), Ok((25, 11)));
         assert_eq!(window(&p(Some(2), None, None, None)), Ok((1, 22)));
