@@ -95,12 +95,14 @@ pub(crate) fn has_index(opts: &SearchOptions) -> bool {
 #[cfg(feature = "mcp")]
 pub(crate) use local::Names;
 
-/// The folders and tags the local index knows, each with its note count (`None` without an
-/// index): what the MCP server names when a search's folder or tag matches nothing.
+/// The folders, tags and frontmatter keys the local index knows, each with its note count
+/// (`None` without an index): the MCP server's hints and vault overview.
 #[cfg(feature = "mcp")]
-pub(crate) fn folders_and_tags(opts: &SearchOptions) -> Option<Names> {
-    let cache = opts.cache_dir.as_deref()?;
-    local::folders_and_tags(cache, &opts.vault).ok().flatten()
+pub(crate) fn folders_and_tags(
+    cache_dir: Option<&std::path::Path>,
+    vault: &std::path::Path,
+) -> Option<Names> {
+    local::folders_and_tags(cache_dir?, vault).ok().flatten()
 }
 
 /// Whether Obsidian's "Excluded files" hide a vault-relative path from the local search.

@@ -186,7 +186,15 @@ fn initialize_and_a_compact_tool_list() {
     let tools = list["result"]["tools"].as_array().unwrap();
     let mut names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
     names.sort_unstable();
-    assert_eq!(names, ["index_status", "read_note", "search_notes"]);
+    assert_eq!(
+        names,
+        [
+            "index_status",
+            "read_note",
+            "search_notes",
+            "vault_overview"
+        ]
+    );
     for t in tools {
         let a = &t["annotations"];
         assert_eq!(a["readOnlyHint"], true, "{t}");

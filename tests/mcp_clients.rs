@@ -322,3 +322,42 @@ fn a_pipelined_backlog_keeps_threads_and_memory_bounded() {
     assert!(rss_kb < 400 * 1024, "{rss_kb} kB resident");
     assert_eq!(s.finish(), Some(0));
 }
+
+#[test]
+fn vault_overview_lists_the_largest_names_with_totals() {
+    let env = vault();
+    env.write(
+        "Meta/plan.md",
+        "---\nstatus: open\ntags: [build, plan]\n---\n# Plan\n",
+    );
+    let mut s = Session::ready(&env, &[]);
+    let r = s.call("vault_overview", json!({}));
+    assert!(!is_error(&r), "{r}");
+    let o = &r["structuredContent"];
+    assert_eq!(o["notes"], 4, "{o}");
+    assert!(o["last_change"].is_string(), "{o}");
+    assert_eq!(o["folders"]["total"], 2, "{o}");
+    assert_eq!(
+        o["folders"]["top"][0],
+        json!({"name": "Dev", "notes": 2}),
+        "{o}"
+    );
+    assert_eq!(
+        o["tags"]["top"][0],
+        json!({"name": "build", "notes": 2}),
+        "{o}"
+    );
+    let keys: Vec<&str> = o["frontmatter_keys"]["top"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k["name"].as_str().unwrap())
+        .collect();
+    assert!(keys.contains(&"status"), "{o}");
+    let t = text(&r);
+    assert!(t.starts_with("4 notes, last change "), "{t}");
+    assert!(
+        t.contains("folders (2 of 2, notes each): Dev 2, Meta 2"),
+        "{t}"
+    );
+}

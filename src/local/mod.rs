@@ -97,7 +97,8 @@ pub(crate) fn index(opts: &IndexOptions, progress: &dyn IndexProgress) -> Result
     Ok(report)
 }
 
-/// The folders and tags an index knows, each with its note count, sorted by name.
+/// The folders, tags and frontmatter keys an index knows, each with its note count, sorted by
+/// name.
 #[cfg(feature = "mcp")]
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Names {
@@ -105,9 +106,13 @@ pub(crate) struct Names {
     pub(crate) folders: Vec<(String, u64)>,
     /// Tags as search compares them (lowercase, no `#`), with each parent of a nested tag.
     pub(crate) tags: Vec<(String, u64)>,
+    /// Frontmatter keys (lowercase).
+    pub(crate) keys: Vec<(String, u64)>,
+    /// The newest modification time of a file in the index (ns since the epoch).
+    pub(crate) newest_ns: Option<i64>,
 }
 
-/// The folders and tags of the committed index of `vault`; `None` without an index.
+/// The names of the committed index of `vault`; `None` without an index.
 #[cfg(feature = "mcp")]
 pub(crate) fn folders_and_tags(
     cache_dir: &std::path::Path,
@@ -120,7 +125,16 @@ pub(crate) fn folders_and_tags(
     let fields = schema::fields();
     let folders = search::names::terms(&searcher, fields.folders)?;
     let tags = search::names::terms(&searcher, fields.tag_paths)?;
-    Ok(Some(Names { folders, tags }))
+    let mut keys = search::names::terms(&searcher, fields.properties)?;
+    // `key=value` terms are the values; a key alone is its own term.
+    keys.retain(|(k, _)| !k.contains('='));
+    let newest_ns = search::names::newest(&searcher, fields.mtime_ns)?;
+    Ok(Some(Names {
+        folders,
+        tags,
+        keys,
+        newest_ns,
+    }))
 }
 
 /// Whether Obsidian's "Excluded files" hide the vault-relative path `rel` from search.

@@ -93,6 +93,7 @@ mod tests {
         let names = Names {
             folders: vec![("Dev".into(), 2), ("Meta".into(), 1), ("Dev/old".into(), 1)],
             tags: vec![("build".into(), 1), ("project".into(), 4)],
+            ..Names::default()
         };
         assert_eq!(unknown_names(Some("dev"), &["#build".into()], &names), None);
         let why = unknown_names(Some("Deev"), &["projct".into()], &names).unwrap();

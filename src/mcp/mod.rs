@@ -1,7 +1,7 @@
 //! `vault-search mcp`: the search as a Model Context Protocol server on stdin/stdout.
 //!
-//! Agents that speak MCP (Claude Code and Desktop, Codex, Cursor) get three read-only tools —
-//! `search_notes`, `read_note`, `index_status` — over the same library calls the command line
+//! Agents that speak MCP (Claude Code and Desktop, Codex, Cursor) get four read-only tools —
+//! `search_notes`, `read_note`, `index_status`, `vault_overview` — over the same library calls the command line
 //! makes, without a shell. Built on the official Rust SDK (`rmcp`).
 //!
 //! The async runtime exists only inside [`run`]: a plain search never starts it. The library
@@ -19,6 +19,7 @@ mod context;
 mod framing;
 mod hints;
 mod messages;
+mod overview;
 mod read_note;
 mod tools;
 
@@ -180,6 +181,17 @@ impl Server {
     async fn index_status(&self) -> Result<CallToolResult, ErrorData> {
         let ctx = Arc::clone(&self.ctx);
         blocking(move || tools::index_status(&ctx)).await
+    }
+
+    #[tool(
+        title = "Vault overview",
+        description = "What the vault holds: note count, last change, largest folders, commonest \
+            tags and frontmatter keys (top 20 each, with totals). Use before filtering.",
+        annotations(read_only_hint = true, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn vault_overview(&self) -> Result<CallToolResult, ErrorData> {
+        let ctx = Arc::clone(&self.ctx);
+        blocking(move || overview::vault_overview(&ctx)).await
     }
 }
 

@@ -197,9 +197,10 @@ pub(crate) fn search_notes(ctx: &Ctx, p: SearchParams) -> CallToolResult {
     match searched {
         Ok(r) if r.results.is_empty() && (p.folder.is_some() || !p.tags.is_empty()) => {
             // Nothing in a folder or with a tag that does not exist: say which names do.
-            let unknown = dispatch::folders_and_tags(&opts).and_then(|names| {
-                super::hints::unknown_names(p.folder.as_deref(), &p.tags, &names)
-            });
+            let unknown = dispatch::folders_and_tags(opts.cache_dir.as_deref(), &opts.vault)
+                .and_then(|names| {
+                    super::hints::unknown_names(p.folder.as_deref(), &p.tags, &names)
+                });
             match unknown {
                 Some(why) => tool_error(why),
                 None => answer(with_notice(with_notice(r, notice), cut)),

@@ -58,7 +58,7 @@ async def run(binary: str, root: Path) -> None:
 
             tools = (await session.list_tools()).tools
             names = sorted(t.name for t in tools)
-            check(names == ["index_status", "read_note", "search_notes"], f"tools: {names}")
+            check(names == ["index_status", "read_note", "search_notes", "vault_overview"], f"tools: {names}")
             for t in tools:
                 a = t.annotations
                 check(
@@ -109,6 +109,11 @@ async def run(binary: str, root: Path) -> None:
 
             r = await session.call_tool("read_note", {"path": ".obsidian/private.md"})
             check(r.is_error and "private text" not in text_of(r), f"read_note hidden: {text_of(r)}")
+
+            r = await session.call_tool("vault_overview", {})
+            ov = r.structured_content
+            check(not r.is_error and ov["notes"] == len(NOTES), f"overview: {text_of(r)}")
+            check({"name": "Dev", "notes": 2} in ov["folders"]["top"], f"overview folders: {ov}")
 
             r = await session.call_tool("index_status", {})
             check(not r.is_error, f"index_status failed: {text_of(r)}")
