@@ -361,3 +361,71 @@ fn vault_overview_lists_the_largest_names_with_totals() {
         "{t}"
     );
 }
+
+#[test]
+fn read_note_reads_several_notes_under_one_budget() {
+    let env = vault();
+    let big: String = (1..=300)
+        .map(|i| format!("{i:04} {}\n", "x".repeat(200)))
+        .collect();
+    env.write("big1.md", &big);
+    env.write("big2.md", &big);
+    let mut s = Session::ready(&env, &[]);
+    let r = s.call(
+        "read_note",
+        json!({"paths": ["Dev/rust.md", "Meta/missing.md", "Meta/todo.md"]}),
+    );
+    assert!(!is_error(&r), "{r}");
+    let t = text(&r);
+    assert!(
+        t.contains("Cargo builds crates.") && t.contains("fix the gradle daemon"),
+        "{t}"
+    );
+    assert!(t.contains("Meta/missing.md: no note"), "{t}");
+    // Two notes of 60 KB each: together they are cut at 64 KB, the rest is named.
+    let r = s.call(
+        "read_note",
+        json!({"paths": ["big1.md", "big2.md", "Dev/rust.md"]}),
+    );
+    let t = text(&r);
+    assert!(t.len() < 70 * 1024, "{} bytes", t.len());
+    assert!(
+        t.contains("big2.md") && t.contains("Dev/rust.md: not read"),
+        "{t}"
+    );
+    let r = s.call(
+        "read_note",
+        json!({"path": "Dev/rust.md", "paths": ["Meta/todo.md"]}),
+    );
+    assert!(is_error(&r), "{r}");
+}
+
+#[test]
+fn a_search_waiting_for_the_first_build_reports_progress() {
+    let env = vault();
+    for i in 0..3000 {
+        env.write(
+            &format!("bulk/d{}/n{i}.md", i % 10),
+            &format!("# Note {i}\n\nfiller words for note {i} about the gradle daemon\n"),
+        );
+    }
+    let mut s = Session::ready(&env, &["--index-wait", "120"]);
+    let id = s.send(
+        "tools/call",
+        json!({"name": "search_notes", "_meta": {"progressToken": "build-1"},
+               "arguments": {"query": "stale daemon", "source": "local"}}),
+    );
+    let r = s.response(id);
+    assert!(r.get("result").is_some(), "{r}");
+    let progress: Vec<f64> = s
+        .backlog
+        .iter()
+        .filter(|m| m["method"] == "notifications/progress")
+        .map(|m| {
+            assert_eq!(m["params"]["progressToken"], "build-1", "{m}");
+            m["params"]["progress"].as_f64().unwrap()
+        })
+        .collect();
+    assert!(!progress.is_empty(), "no progress notification");
+    assert!(progress.windows(2).all(|w| w[1] > w[0]), "{progress:?}");
+}

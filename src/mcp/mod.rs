@@ -30,8 +30,9 @@ use anyhow::{Context, Result};
 use rmcp::handler::server::common::schema_for_output;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::{CallToolResult, ErrorData};
-use rmcp::{tool, tool_handler, tool_router, ServerHandler, ServiceExt};
+use rmcp::model::{CallToolResult, ErrorData, ProgressNotificationParam};
+use rmcp::service::RequestContext;
+use rmcp::{tool, tool_handler, tool_router, RoleServer, ServerHandler, ServiceExt};
 
 use background::Indexer;
 pub(crate) use config_snippets::Client;
@@ -135,6 +136,28 @@ async fn blocking(
         .map_err(|e| ErrorData::internal_error(format!("the tool failed: {e}"), None))
 }
 
+/// With a `progressToken` in the request: a reporter that sends `notifications/progress` for
+/// the first index build (from the blocking thread the search runs on).
+fn progress_reporter(request: &RequestContext<RoleServer>) -> Option<Box<tools::Progress>> {
+    let token = request.meta.get_progress_token()?;
+    let peer = request.peer.clone();
+    let runtime = tokio::runtime::Handle::current();
+    Some(Box::new(move |done, total| {
+        let message = if total == 0 {
+            "building the index of this vault for the first time".to_string()
+        } else {
+            format!("building the index of this vault for the first time: {done} of {total} notes")
+        };
+        let mut param =
+            ProgressNotificationParam::new(token.clone(), done as f64).with_message(message);
+        if total > 0 {
+            param = param.with_total(total as f64);
+        }
+        // A client gone away is noticed by the protocol task; the search goes on.
+        let _ = runtime.block_on(peer.notify_progress(param));
+    }))
+}
+
 #[tool_router]
 impl Server {
     #[tool(
@@ -147,10 +170,12 @@ impl Server {
     async fn search_notes(
         &self,
         Parameters(p): Parameters<tools::SearchParams>,
+        request: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
         let ctx = Arc::clone(&self.ctx);
+        let progress = progress_reporter(&request);
         blocking(move || {
-            let result = tools::search_notes(&ctx, p);
+            let result = tools::search_notes(&ctx, p, progress.as_deref());
             // A search may have updated the index on worker threads; keep memory flat.
             crate::heap::release_free_memory();
             result

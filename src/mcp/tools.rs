@@ -25,6 +25,8 @@ const DEFAULT_LIMIT: u64 = 10;
 /// How long a search waits for a background refresh of an existing index before it reads
 /// the last commit instead.
 const REFRESH_WAIT: Duration = Duration::from_secs(1);
+/// How often a search waiting for the first build reports its progress, when asked to.
+const PROGRESS_EVERY: Duration = Duration::from_millis(500);
 
 /// Words of a query that count; the rest is left out, with a warning. Ranking a few hundred
 /// words already costs seconds; half a million kept a search busy for minutes.
@@ -130,8 +132,16 @@ pub(crate) fn tool_error(msg: impl Into<String>) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(msg)])
 }
 
+/// Told how far the first index build is while a search waits for it: notes written, and
+/// notes to write (0 while the build is still counting them).
+pub(crate) type Progress = dyn Fn(u64, u64) + Send + Sync;
+
 /// Runs `search_notes` (blocking: call it on a blocking thread).
-pub(crate) fn search_notes(ctx: &Ctx, p: SearchParams) -> CallToolResult {
+pub(crate) fn search_notes(
+    ctx: &Ctx,
+    p: SearchParams,
+    progress: Option<&Progress>,
+) -> CallToolResult {
     let (query, cut) = capped_query(&p.query);
     let filters = match Filters::parse(&p.tags, p.since.as_deref(), p.until.as_deref(), &p.where_) {
         Ok(f) => f,
@@ -182,7 +192,7 @@ pub(crate) fn search_notes(ctx: &Ctx, p: SearchParams) -> CallToolResult {
     };
     let (mut notice, mut asked) = (None, None);
     if source != Source::Omnisearch {
-        match prepare_local(ctx, &mut opts) {
+        match prepare_local(ctx, &mut opts, progress) {
             Prepared::Search {
                 notice: n,
                 asked: a,
@@ -224,7 +234,7 @@ enum Prepared {
 
 /// Makes sure a search that may reach the local engine finds an index to read, without
 /// indexing the vault a second time next to the background build.
-fn prepare_local(ctx: &Ctx, opts: &mut SearchOptions) -> Prepared {
+fn prepare_local(ctx: &Ctx, opts: &mut SearchOptions, progress: Option<&Progress>) -> Prepared {
     ctx.indexer.ensure_started(false);
     if dispatch::has_index(opts) {
         return Prepared::Search {
@@ -243,7 +253,7 @@ fn prepare_local(ctx: &Ctx, opts: &mut SearchOptions) -> Prepared {
             OmnisearchFirst::Declined(a) => asked = Some(a),
         }
     }
-    match wait_for_first_build(ctx, opts) {
+    match wait_for_first_build(ctx, opts, progress) {
         Ok(notice) => Prepared::Search { notice, asked },
         Err(refusal) => Prepared::Answered(refusal),
     }
@@ -268,15 +278,31 @@ fn while_refreshing(ctx: &Ctx, opts: &mut SearchOptions) -> Option<String> {
 
 /// Waits up to `index_wait` for the first build of the vault's index: the notice when the
 /// wait was noticeable, or the tool's refusal when the build is still running.
-fn wait_for_first_build(ctx: &Ctx, opts: &SearchOptions) -> Result<Option<String>, CallToolResult> {
+fn wait_for_first_build(
+    ctx: &Ctx,
+    opts: &SearchOptions,
+    progress: Option<&Progress>,
+) -> Result<Option<String>, CallToolResult> {
     let started = std::time::Instant::now();
     let deadline = started + ctx.opts.index_wait;
+    let mut reported = None;
     loop {
         // A build that found another process's writer lock is retried: that process may have
         // died before committing.
         ctx.indexer.ensure_started(true);
         let left = deadline.saturating_duration_since(std::time::Instant::now());
-        let phase = ctx.indexer.wait(left);
+        let phase = match progress {
+            Some(report) => {
+                // Progress must grow from one notification to the next: only news is sent.
+                let now = ctx.indexer.progress();
+                if reported.is_none_or(|(done, _)| now.0 > done) {
+                    report(now.0, now.1);
+                    reported = Some(now);
+                }
+                ctx.indexer.wait(left.min(PROGRESS_EVERY))
+            }
+            None => ctx.indexer.wait(left),
+        };
         if dispatch::has_index(opts) {
             let waited = started.elapsed().as_secs_f64();
             return Ok((waited >= 0.5)

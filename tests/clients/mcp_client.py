@@ -104,6 +104,9 @@ async def run(binary: str, root: Path) -> None:
             check(not r.is_error, f"read_note failed: {text_of(r)}")
             check("6\tThe gradle daemon kept a stale lock." in text_of(r), f"read_note: {text_of(r)}")
 
+            r = await session.call_tool("read_note", {"paths": ["Dev/rust.md", "Meta/todo.md"]})
+            check(not r.is_error and "Cargo builds" in text_of(r) and "fix the gradle" in text_of(r), f"read_note paths: {text_of(r)}")
+
             r = await session.call_tool("read_note", {"path": "../outside.md"})
             check(r.is_error and ".." in text_of(r), f"read_note outside: {text_of(r)}")
 
