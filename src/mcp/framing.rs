@@ -6,12 +6,13 @@
 //! replies wait for a client that stopped reading. So stdin is read here first: a line longer
 //! than [`MAX_LINE`] is discarded as it streams in and answered with `-32600`; every other line
 //! is judged by [`super::messages`] (answered here, or passed on); a batch is split up by
-//! [`super::batch`]. At most [`MAX_IN_FLIGHT`] requests are with rmcp at a time, and while the
-//! writer's queue is full (a client that does not read its replies) nothing more is passed on:
-//! the backlog stays in the client's pipe. rmcp's output and the framing's own answers reach
+//! [`super::batch`]. At most [`MAX_IN_FLIGHT`] requests are with rmcp at a time; while all are
+//! taken, input is still read up to [`WAITING_BYTES`] of waiting requests (so a ping or a
+//! cancellation gets through), then the backlog stays in the client's pipe. While the writer's
+//! queue is full (a client that does not read its replies) nothing more is passed on. rmcp's output and the framing's own answers reach
 //! stdout through one writer, a whole line at a time, so they never interleave.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
@@ -32,6 +33,9 @@ pub(crate) const MAX_LINE: usize = 8 * 1024 * 1024;
 /// Requests rmcp works on at once. Each holds a blocking thread and its answer in memory;
 /// a client that pipelines thousands of searches gets them answered this many at a time.
 pub(crate) const MAX_IN_FLIGHT: usize = 8;
+/// Bytes of requests read while all permits are taken (more input waits in the client's
+/// pipe): enough to keep reading pings and cancellations behind a burst of searches.
+const WAITING_BYTES: usize = 1024 * 1024;
 /// Lines in flight towards stdout; when they are all waiting, input waits too.
 const OUT_QUEUE: usize = 64;
 /// Pipe buffers between this layer and rmcp.
@@ -84,6 +88,8 @@ pub(crate) fn start(input: Input, output: Output) -> Framed {
         pipe: to_rmcp,
         out: out_tx.clone(),
         shared: Arc::clone(&shared),
+        waiting: VecDeque::new(),
+        waiting_bytes: 0,
     };
     tokio::spawn(read_input(input, to));
     tokio::spawn(relay_output(from_rmcp, out_tx, shared));
@@ -134,6 +140,15 @@ struct ToRmcp {
     pipe: DuplexStream,
     out: mpsc::Sender<Vec<u8>>,
     shared: Arc<Shared>,
+    /// Messages behind a request that waits for its permit, in order, each with its line.
+    waiting: VecDeque<(Message, Vec<u8>)>,
+    waiting_bytes: usize,
+}
+
+/// What the reader waits for: more input, or a permit for the first waiting request.
+enum Event {
+    Read(std::io::Result<usize>),
+    Permit(OwnedSemaphorePermit),
 }
 
 async fn read_input(mut input: Input, mut to: ToRmcp) {
@@ -141,9 +156,26 @@ async fn read_input(mut input: Input, mut to: ToRmcp) {
     let mut line: Vec<u8> = Vec::new();
     let mut too_long = false;
     loop {
-        let n = match input.read(&mut chunk).await {
-            Ok(0) | Err(_) => break,
-            Ok(n) => n,
+        // While requests wait for a permit, input is still read (a ping or a cancellation gets
+        // through), up to WAITING_BYTES of waiting requests.
+        let room = to.waiting_bytes < WAITING_BYTES;
+        let in_flight = Arc::clone(&to.shared.in_flight);
+        let event = tokio::select! {
+            permit = in_flight.acquire_owned(), if !to.waiting.is_empty() => match permit {
+                Ok(p) => Event::Permit(p),
+                Err(_) => return,
+            },
+            n = input.read(&mut chunk), if room || to.waiting.is_empty() => Event::Read(n),
+        };
+        let n = match event {
+            Event::Permit(permit) => {
+                if !to.send_waiting(permit).await {
+                    return;
+                }
+                continue;
+            }
+            Event::Read(Ok(0) | Err(_)) => break,
+            Event::Read(Ok(n)) => n,
         };
         let mut rest = &chunk[..n];
         while !rest.is_empty() {
@@ -183,6 +215,15 @@ async fn read_input(mut input: Input, mut to: ToRmcp) {
         };
         to.deliver(verdict).await;
     }
+    // What still waits goes to rmcp as permits free up.
+    while !to.waiting.is_empty() {
+        let Ok(permit) = Arc::clone(&to.shared.in_flight).acquire_owned().await else {
+            return;
+        };
+        if !to.send_waiting(permit).await {
+            return;
+        }
+    }
     // Dropping the pipe is rmcp's end of input.
     let _ = to.pipe.shutdown().await;
 }
@@ -207,39 +248,105 @@ impl ToRmcp {
     }
 
     async fn forward(&mut self, mut m: Message) -> bool {
+        if let Some(cancelled) = m.cancels.take() {
+            // A request still waiting is simply dropped: rmcp never sees it, nor its
+            // cancellation, and a cancelled request gets no answer.
+            let before = self.waiting.len();
+            self.waiting
+                .retain(|(w, _)| w.request.as_deref() != Some(cancelled.as_str()));
+            if self.waiting.len() < before {
+                self.recount_waiting();
+                return self.send_unblocked().await;
+            }
+            if !self.cancel(&cancelled, &mut m).await {
+                return false;
+            }
+            return self.send(m, None).await;
+        }
+        let line = to_line(&m.value);
+        // In order: nothing overtakes a request waiting for its permit.
+        if self.waiting.is_empty() {
+            match &m.request {
+                None => return self.send(m, None).await,
+                Some(_) => {
+                    if let Ok(permit) = Arc::clone(&self.shared.in_flight).try_acquire_owned() {
+                        return self.send(m, Some(permit)).await;
+                    }
+                }
+            }
+        }
+        self.waiting_bytes += line.len();
+        self.waiting.push_back((m, line));
+        true
+    }
+
+    /// The first waiting request goes to rmcp with `permit`, then whatever follows it up to
+    /// the next request.
+    async fn send_waiting(&mut self, permit: OwnedSemaphorePermit) -> bool {
+        let Some((m, _)) = self.waiting.pop_front() else {
+            return true;
+        };
+        self.recount_waiting();
+        if !self.send(m, Some(permit)).await {
+            return false;
+        }
+        self.send_unblocked().await
+    }
+
+    /// Sends the waiting messages that need no permit, up to the first request.
+    async fn send_unblocked(&mut self) -> bool {
+        while self
+            .waiting
+            .front()
+            .is_some_and(|(m, _)| m.request.is_none())
+        {
+            let Some((m, _)) = self.waiting.pop_front() else {
+                break;
+            };
+            self.recount_waiting();
+            if !self.send(m, None).await {
+                return false;
+            }
+        }
+        true
+    }
+
+    fn recount_waiting(&mut self) {
+        self.waiting_bytes = self.waiting.iter().map(|(_, l)| l.len()).sum();
+    }
+
+    /// Frees what a cancelled request held and points a batch member's cancellation at
+    /// rmcp's id for it; false when stdout has gone away.
+    async fn cancel(&mut self, cancelled: &str, m: &mut Message) -> bool {
+        let done = {
+            let mut st = self.shared.state();
+            // rmcp sends no answer to a cancelled request: its permit is free now.
+            st.permits.remove(cancelled);
+            st.batches.cancel(cancelled).and_then(|(ours, done)| {
+                st.permits.remove(&ours.to_string());
+                m.value["params"]["requestId"] = ours;
+                done
+            })
+        };
+        match done {
+            Some(all) => self.out.send(to_line(&all)).await.is_ok(),
+            None => true,
+        }
+    }
+
+    /// Passes one message to rmcp; a request with its permit.
+    async fn send(&mut self, mut m: Message, permit: Option<OwnedSemaphorePermit>) -> bool {
         // While the replies wait for stdout, no new request: rmcp would start each one and
         // hold every reply in memory, without bound, for a client that stopped reading.
         if self.out.reserve().await.is_err() {
             return false;
         }
-        if let Some(id) = m.request.take() {
-            // At most MAX_IN_FLIGHT requests at once: the rest wait in the client's pipe,
-            // where they cost this process nothing.
-            let Ok(permit) = Arc::clone(&self.shared.in_flight).acquire_owned().await else {
-                return false;
-            };
+        if let (Some(id), Some(permit)) = (m.request.take(), permit) {
             let mut st = self.shared.state();
             if m.initialize {
                 st.initialize = Some(id.clone());
             }
             st.permits.insert(id, permit);
-        }
-        if let Some(cancelled) = m.cancels.take() {
-            let done = {
-                let mut st = self.shared.state();
-                // rmcp sends no answer to a cancelled request: its permit is free now.
-                st.permits.remove(&cancelled);
-                st.batches.cancel(&cancelled).and_then(|(ours, done)| {
-                    st.permits.remove(&ours.to_string());
-                    m.value["params"]["requestId"] = ours;
-                    done
-                })
-            };
-            if let Some(all) = done {
-                if self.out.send(to_line(&all)).await.is_err() {
-                    return false;
-                }
-            }
         }
         self.pipe.write_all(&to_line(&m.value)).await.is_ok()
     }
@@ -459,6 +566,62 @@ mod tests {
             drop(rmcp_out);
             framed.flushed.finish(Duration::from_secs(30)).await;
             assert_eq!(drain.await.unwrap().len(), 200 * reply.len());
+        });
+    }
+
+    #[test]
+    fn requests_beyond_the_cap_wait_while_pings_and_cancellations_pass() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            let (mut client, server_in) = tokio::io::duplex(1 << 16);
+            let (server_out, client_out) = tokio::io::duplex(1 << 16);
+            let framed = start(Box::new(server_in), Box::new(server_out));
+            let mut input = String::new();
+            for i in 0..20 {
+                input.push_str(&format!(
+                    "{{\"jsonrpc\":\"2.0\",\"id\":{i},\"method\":\"tools/list\"}}\n"
+                ));
+            }
+            input.push_str(
+                r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":15}}"#,
+            );
+            input.push_str("\n{\"jsonrpc\":\"2.0\",\"id\":99,\"method\":\"ping\"}\n");
+            client.write_all(input.as_bytes()).await.unwrap();
+            // rmcp (never answering) has the first MAX_IN_FLIGHT; the ping is answered anyway.
+            let mut replies = tokio::io::BufReader::new(client_out).lines();
+            let pong = replies.next_line().await.unwrap().unwrap();
+            assert!(pong.contains("\"id\":99"), "{pong}");
+            let mut rmcp_in = tokio::io::BufReader::new(framed.reader).lines();
+            let mut got = Vec::new();
+            for _ in 0..MAX_IN_FLIGHT {
+                got.push(rmcp_in.next_line().await.unwrap().unwrap());
+            }
+            // Each answer frees a permit: the waiting requests follow, in order, without the
+            // cancelled one.
+            let mut rmcp_out = framed.writer;
+            client.shutdown().await.unwrap();
+            let mut answered = 0;
+            loop {
+                while answered < got.len() {
+                    let id = serde_json::from_str::<Value>(&got[answered]).unwrap()["id"].clone();
+                    let answer = format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{}}}}\n");
+                    rmcp_out.write_all(answer.as_bytes()).await.unwrap();
+                    answered += 1;
+                }
+                match rmcp_in.next_line().await.unwrap() {
+                    Some(l) => got.push(l),
+                    None => break,
+                }
+            }
+            let ids: Vec<i64> = got
+                .iter()
+                .filter_map(|l| serde_json::from_str::<Value>(l).ok()?["id"].as_i64())
+                .collect();
+            let expected: Vec<i64> = (0..20).filter(|&i| i != 15).collect();
+            assert_eq!(ids, expected);
         });
     }
 
