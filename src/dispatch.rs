@@ -92,6 +92,25 @@ pub(crate) fn has_index(opts: &SearchOptions) -> bool {
         .is_some_and(|cache| local::has_index(cache, &opts.vault))
 }
 
+#[cfg(feature = "mcp")]
+pub(crate) use local::Names;
+
+/// The folders, tags and frontmatter keys the local index knows, each with its note count
+/// (`None` without an index): the MCP server's hints and vault overview.
+#[cfg(feature = "mcp")]
+pub(crate) fn folders_and_tags(
+    cache_dir: Option<&std::path::Path>,
+    vault: &std::path::Path,
+) -> Option<Names> {
+    local::folders_and_tags(cache_dir?, vault).ok().flatten()
+}
+
+/// Whether Obsidian's "Excluded files" hide a vault-relative path from the local search.
+#[cfg(feature = "mcp")]
+pub(crate) fn excluded_by_obsidian(vault: &std::path::Path, rel: &str) -> bool {
+    local::excluded_by_obsidian(vault, rel)
+}
+
 /// `--folder notes` means the folder `Notes`, as it does on the case-insensitive disks of
 /// macOS and Windows: the index and the plugin compare paths exactly.
 fn respelled(opts: &SearchOptions) -> Cow<'_, SearchOptions> {

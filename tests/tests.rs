@@ -14,6 +14,7 @@ mod hardening;
 mod layout;
 mod local;
 mod mcp;
+mod mcp_clients;
 mod omnisearch;
 mod serve;
 mod skipped;

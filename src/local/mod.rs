@@ -113,6 +113,52 @@ fn is_damage(e: &anyhow::Error) -> bool {
     })
 }
 
+/// The folders, tags and frontmatter keys an index knows, each with its note count, sorted by
+/// name.
+#[cfg(feature = "mcp")]
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Names {
+    /// Every folder with notes below it, nested ones by their full path (`Dev/old`).
+    pub(crate) folders: Vec<(String, u64)>,
+    /// Tags as search compares them (lowercase, no `#`), with each parent of a nested tag.
+    pub(crate) tags: Vec<(String, u64)>,
+    /// Frontmatter keys (lowercase).
+    pub(crate) keys: Vec<(String, u64)>,
+    /// The newest modification time of a file in the index (ns since the epoch).
+    pub(crate) newest_ns: Option<i64>,
+}
+
+/// The names of the committed index of `vault`; `None` without an index.
+#[cfg(feature = "mcp")]
+pub(crate) fn folders_and_tags(
+    cache_dir: &std::path::Path,
+    vault: &std::path::Path,
+) -> Result<Option<Names>> {
+    let Ok(Some((_, _, reader))) = Store::new(cache_dir, vault).open_current_reader() else {
+        return Ok(None);
+    };
+    let searcher = reader.searcher();
+    let fields = schema::fields();
+    let folders = search::names::terms(&searcher, fields.folders)?;
+    let tags = search::names::terms(&searcher, fields.tag_paths)?;
+    let mut keys = search::names::terms(&searcher, fields.properties)?;
+    // `key=value` terms are the values; a key alone is its own term.
+    keys.retain(|(k, _)| !k.contains('='));
+    let newest_ns = search::names::newest(&searcher, fields.mtime_ns)?;
+    Ok(Some(Names {
+        folders,
+        tags,
+        keys,
+        newest_ns,
+    }))
+}
+
+/// Whether Obsidian's "Excluded files" hide the vault-relative path `rel` from search.
+#[cfg(feature = "mcp")]
+pub(crate) fn excluded_by_obsidian(vault: &std::path::Path, rel: &str) -> bool {
+    search::ignore::excludes(&search::ignore::filters(vault), rel)
+}
+
 /// Runs a local search.
 ///
 /// With a refresh, the stat walk of the vault runs on other threads while this one searches

@@ -7,10 +7,29 @@
 //! the build holds the writer lock would index the whole vault a second time, in memory.
 
 use std::path::PathBuf;
-use std::sync::{Condvar, Mutex, MutexGuard};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use crate::{IndexOptions, IndexReport};
+use crate::{IndexOptions, IndexProgress, IndexReport};
+
+/// How far the running build is: notes written of the notes it will write.
+#[derive(Debug, Default)]
+struct Counts {
+    total: AtomicU64,
+    done: AtomicU64,
+}
+
+impl IndexProgress for Counts {
+    fn start(&self, total: u64) {
+        self.total.store(total, Ordering::Relaxed);
+        self.done.store(0, Ordering::Relaxed);
+    }
+    fn inc(&self) {
+        self.done.fetch_add(1, Ordering::Relaxed);
+    }
+    fn committing(&self) {}
+}
 
 /// Where the background build is.
 #[derive(Debug, Clone)]
@@ -38,6 +57,7 @@ pub(crate) struct Indexer {
     pdf: crate::core::PdfLimits,
     phase: Mutex<Phase>,
     changed: Condvar,
+    counts: Arc<Counts>,
 }
 
 impl Indexer {
@@ -55,6 +75,7 @@ impl Indexer {
             },
             phase: Mutex::new(Phase::NotStarted),
             changed: Condvar::new(),
+            counts: Arc::default(),
         }
     }
 
@@ -70,9 +91,18 @@ impl Indexer {
         self.lock().clone()
     }
 
+    /// Notes the running (or last) build has written, and how many it is writing in all.
+    pub(crate) fn progress(&self) -> (u64, u64) {
+        let c = &self.counts;
+        (
+            c.done.load(Ordering::Relaxed),
+            c.total.load(Ordering::Relaxed),
+        )
+    }
+
     /// Starts the build unless one runs or has run; `retry_busy` starts another after a run
     /// that found the writer lock taken (that process may have died before committing).
-    pub(crate) fn ensure_started(self: &std::sync::Arc<Self>, retry_busy: bool) {
+    pub(crate) fn ensure_started(self: &Arc<Self>, retry_busy: bool) {
         let mut phase = self.lock();
         let start = match &*phase {
             Phase::NotStarted => true,
@@ -91,13 +121,16 @@ impl Indexer {
             since: Instant::now(),
         };
         drop(phase);
-        let me = std::sync::Arc::clone(self);
+        let me = Arc::clone(self);
         let spawned = std::thread::Builder::new()
             .name("vault-search-index".into())
             .spawn(move || {
                 let mut opts = IndexOptions::new(&me.vault, cache_dir);
                 opts.pdf = me.pdf;
-                let outcome = match std::panic::catch_unwind(|| crate::index(&opts)) {
+                let counts = Arc::clone(&me.counts);
+                let built =
+                    std::panic::catch_unwind(|| crate::index_with_progress(&opts, &*counts));
+                let outcome = match built {
                     Ok(Ok(report)) if report.busy => Outcome::Busy,
                     Ok(Ok(report)) => Outcome::Indexed(report),
                     Ok(Err(e)) => Outcome::Failed(format!("{e:#}")),

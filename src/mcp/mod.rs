@@ -1,7 +1,7 @@
 //! `vault-search mcp`: the search as a Model Context Protocol server on stdin/stdout.
 //!
-//! Agents that speak MCP (Claude Code and Desktop, Codex, Cursor) get three read-only tools —
-//! `search_notes`, `read_note`, `index_status` — over the same library calls the command line
+//! Agents that speak MCP (Claude Code and Desktop, Codex, Cursor) get four read-only tools —
+//! `search_notes`, `read_note`, `index_status`, `vault_overview` — over the same library calls the command line
 //! makes, without a shell. Built on the official Rust SDK (`rmcp`).
 //!
 //! The async runtime exists only inside [`run`]: a plain search never starts it. The library
@@ -10,10 +10,16 @@
 //! answered at once even for a vault never indexed. stdout carries protocol messages only;
 //! diagnostics go to stderr. EOF on stdin ends the server with exit 0.
 
+mod args;
 mod background;
+mod batch;
+mod clean;
 mod config_snippets;
 mod context;
 mod framing;
+mod hints;
+mod messages;
+mod overview;
 mod read_note;
 mod tools;
 
@@ -24,8 +30,9 @@ use anyhow::{Context, Result};
 use rmcp::handler::server::common::schema_for_output;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::{CallToolResult, ErrorData};
-use rmcp::{tool, tool_handler, tool_router, ServerHandler, ServiceExt};
+use rmcp::model::{CallToolResult, ErrorData, ProgressNotificationParam};
+use rmcp::service::RequestContext;
+use rmcp::{tool, tool_handler, tool_router, RoleServer, ServerHandler, ServiceExt};
 
 use background::Indexer;
 pub(crate) use config_snippets::Client;
@@ -76,6 +83,8 @@ pub(crate) fn run(opts: McpOptions) -> Result<()> {
     // One thread drives the protocol; tool calls run on the blocking pool.
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
+        // The requests in flight, plus stdin's and stdout's blocking reads and writes.
+        .max_blocking_threads(framing::MAX_IN_FLIGHT + 4)
         .build()
         .context("cannot start the async runtime")?;
     let served = rt.block_on(serve(opts));
@@ -127,9 +136,32 @@ async fn blocking(
         .map_err(|e| ErrorData::internal_error(format!("the tool failed: {e}"), None))
 }
 
+/// With a `progressToken` in the request: a reporter that sends `notifications/progress` for
+/// the first index build (from the blocking thread the search runs on).
+fn progress_reporter(request: &RequestContext<RoleServer>) -> Option<Box<tools::Progress>> {
+    let token = request.meta.get_progress_token()?;
+    let peer = request.peer.clone();
+    let runtime = tokio::runtime::Handle::current();
+    Some(Box::new(move |done, total| {
+        let message = if total == 0 {
+            "building the index of this vault for the first time".to_string()
+        } else {
+            format!("building the index of this vault for the first time: {done} of {total} notes")
+        };
+        let mut param =
+            ProgressNotificationParam::new(token.clone(), done as f64).with_message(message);
+        if total > 0 {
+            param = param.with_total(total as f64);
+        }
+        // A client gone away is noticed by the protocol task; the search goes on.
+        let _ = runtime.block_on(peer.notify_progress(param));
+    }))
+}
+
 #[tool_router]
 impl Server {
     #[tool(
+        title = "Search notes",
         description = "Ranked full-text search of the user's Obsidian vault (notes, not code). \
             Returns path:line — heading — excerpt per hit; read one with read_note.",
         annotations(read_only_hint = true, idempotent_hint = true, open_world_hint = false),
@@ -138,10 +170,12 @@ impl Server {
     async fn search_notes(
         &self,
         Parameters(p): Parameters<tools::SearchParams>,
+        request: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
         let ctx = Arc::clone(&self.ctx);
+        let progress = progress_reporter(&request);
         blocking(move || {
-            let result = tools::search_notes(&ctx, p);
+            let result = tools::search_notes(&ctx, p, progress.as_deref());
             // A search may have updated the index on worker threads; keep memory flat.
             crate::heap::release_free_memory();
             result
@@ -150,6 +184,7 @@ impl Server {
     }
 
     #[tool(
+        title = "Read a note",
         description = "Numbered lines of one vault note: around line (with context), or from \
             from_line (max_lines). Capped at 400 lines / 64 KB.",
         annotations(read_only_hint = true, idempotent_hint = true, open_world_hint = false)
@@ -163,6 +198,7 @@ impl Server {
     }
 
     #[tool(
+        title = "Index status",
         description = "Index and Omnisearch status of the vault: notes indexed, last update, \
             notes changed since, background indexing.",
         annotations(read_only_hint = true, idempotent_hint = true, open_world_hint = false)
@@ -170,6 +206,17 @@ impl Server {
     async fn index_status(&self) -> Result<CallToolResult, ErrorData> {
         let ctx = Arc::clone(&self.ctx);
         blocking(move || tools::index_status(&ctx)).await
+    }
+
+    #[tool(
+        title = "Vault overview",
+        description = "What the vault holds: note count, last change, largest folders, commonest \
+            tags and frontmatter keys (top 20 each, with totals). Use before filtering.",
+        annotations(read_only_hint = true, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn vault_overview(&self) -> Result<CallToolResult, ErrorData> {
+        let ctx = Arc::clone(&self.ctx);
+        blocking(move || overview::vault_overview(&ctx)).await
     }
 }
 

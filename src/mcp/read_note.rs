@@ -12,6 +12,7 @@ use rmcp::model::{CallToolResult, ContentBlock};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use super::args;
 use super::tools::tool_error;
 use crate::paths;
 
@@ -22,26 +23,95 @@ pub(crate) const MAX_BYTES: usize = 64 * 1024;
 /// Lines either side of `line` when `context` is not given.
 const DEFAULT_CONTEXT: u64 = 20;
 
+args::whole_arg!(line_arg, "line");
+args::whole_arg!(context_arg, "context");
+args::whole_arg!(from_line_arg, "from_line");
+args::whole_arg!(max_lines_arg, "max_lines");
+
 /// `read_note` arguments.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[schemars(transform = args::no_formats)]
 pub(crate) struct ReadParams {
     /// Vault-relative path of a note, as search_notes returns it
+    #[serde(default)]
     pub(crate) path: String,
+    /// Several notes at once instead of path (up to 20; 64 KB in all)
+    #[serde(default)]
+    pub(crate) paths: Vec<String>,
     /// Line to center on (1-based), e.g. a hit's line
+    #[serde(default, deserialize_with = "line_arg")]
+    #[schemars(range(min = 1))]
     pub(crate) line: Option<u64>,
     /// With line: lines before and after it (default 20)
+    #[serde(default, deserialize_with = "context_arg")]
     pub(crate) context: Option<u64>,
     /// First line to return (1-based; without line)
+    #[serde(default, deserialize_with = "from_line_arg")]
+    #[schemars(range(min = 1))]
     pub(crate) from_line: Option<u64>,
     /// Lines to return from from_line (max 400)
+    #[serde(default, deserialize_with = "max_lines_arg")]
+    #[schemars(range(min = 1, max = 400))]
     pub(crate) max_lines: Option<u64>,
+    /// Also a note Obsidian's "Excluded files" hide from search
+    #[serde(default)]
+    pub(crate) include_ignored: bool,
 }
 
 /// Runs `read_note` (blocking: call it on a blocking thread).
 pub(crate) fn read_note(vault: &Path, p: &ReadParams) -> CallToolResult {
-    match read(vault, p) {
-        Ok(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
-        Err(why) => tool_error(why),
+    if p.paths.is_empty() {
+        return match read(vault, &p.path, p, MAX_BYTES) {
+            Ok(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
+            Err(why) => tool_error(why),
+        };
+    }
+    if !p.path.is_empty() {
+        return tool_error("give either path or paths, not both");
+    }
+    if p.paths.len() > MAX_PATHS {
+        return tool_error(format!(
+            "at most {MAX_PATHS} paths per call, not {}",
+            p.paths.len()
+        ));
+    }
+    read_several(vault, p)
+}
+
+/// Most notes one call reads.
+pub(crate) const MAX_PATHS: usize = 20;
+
+/// Each of `p.paths` with the same window, [`MAX_BYTES`] in all: a note that does not fit is
+/// named, so the model reads it in a call of its own. A note that can't be read is said so in
+/// its place; the call fails only when none could be.
+fn read_several(vault: &Path, p: &ReadParams) -> CallToolResult {
+    let mut out = String::new();
+    let mut read_any = false;
+    for path in &p.paths {
+        let left = MAX_BYTES.saturating_sub(out.len());
+        if left < 1024 {
+            let _ = writeln!(
+                out,
+                "{path}: not read, this call's {} KB are used up; read it on its own",
+                MAX_BYTES / 1024
+            );
+            continue;
+        }
+        match read(vault, path, p, left) {
+            Ok(text) => {
+                read_any = true;
+                out.push_str(&text);
+            }
+            Err(why) => {
+                let _ = writeln!(out, "{path}: {why}");
+            }
+        }
+        out.push('\n');
+    }
+    if read_any {
+        CallToolResult::success(vec![ContentBlock::text(out)])
+    } else {
+        tool_error(out)
     }
 }
 
@@ -118,6 +188,27 @@ pub(crate) fn resolve(vault: &Path, raw: &str) -> Result<PathBuf, String> {
     Ok(real)
 }
 
+/// Search's visibility rules, so read_note shows no note that search hides: nothing in a
+/// dot folder (`.obsidian`, `.git`, `.trash`) or dot file, which the index walk skips, and,
+/// unless `include_ignored`, nothing Obsidian's "Excluded files" leave out.
+fn visible(vault: &Path, raw: &str, include_ignored: bool) -> Result<(), String> {
+    let unified = raw.replace('\\', "/");
+    let rel = unified.trim_start_matches("./");
+    if rel.split('/').any(|c| c.starts_with('.') && c != ".") {
+        return Err(format!(
+            "{raw:?} is in a hidden folder or file (its name starts with '.'): search never \
+             shows it, so it is not read"
+        ));
+    }
+    if !include_ignored && crate::dispatch::excluded_by_obsidian(vault, rel) {
+        return Err(format!(
+            "{raw:?} is in Obsidian's Excluded files, which search leaves out; \
+             include_ignored=true reads it"
+        ));
+    }
+    Ok(())
+}
+
 /// Reads one line into `buf`, keeping at most `keep` bytes of it (the rest is consumed, not
 /// stored), so a note that is one line of gigabytes costs `keep` bytes of memory.
 fn read_line_capped(
@@ -145,11 +236,13 @@ fn read_line_capped(
     }
 }
 
-fn read(vault: &Path, p: &ReadParams) -> Result<String, String> {
+/// One note's window, at most `budget` bytes of its text.
+fn read(vault: &Path, path: &str, p: &ReadParams, budget: usize) -> Result<String, String> {
     let (from, requested) = window(p)?;
     let want = requested.min(MAX_LINES);
-    let file = resolve(vault, &p.path)?;
-    let f = std::fs::File::open(&file).map_err(|e| format!("cannot read {:?}: {e}", p.path))?;
+    let file = resolve(vault, path)?;
+    visible(vault, path, p.include_ignored)?;
+    let f = std::fs::File::open(&file).map_err(|e| format!("cannot read {:?}: {e}", path))?;
     let mut reader = BufReader::new(f);
     let mut body = String::new();
     let mut buf = Vec::new();
@@ -158,8 +251,8 @@ fn read(vault: &Path, p: &ReadParams) -> Result<String, String> {
     let mut cut_by_bytes = false;
     loop {
         buf.clear();
-        let got = read_line_capped(&mut reader, &mut buf, MAX_BYTES + 1)
-            .map_err(|e| format!("cannot read {:?}: {e}", p.path))?;
+        let got = read_line_capped(&mut reader, &mut buf, budget + 1)
+            .map_err(|e| format!("cannot read {:?}: {e}", path))?;
         if got == 0 {
             break;
         }
@@ -170,11 +263,11 @@ fn read(vault: &Path, p: &ReadParams) -> Result<String, String> {
         }
         let text = String::from_utf8_lossy(&buf);
         let text = text.trim_end_matches(['\n', '\r']);
-        if body.len() + text.len() > MAX_BYTES {
+        if body.len() + text.len() > budget {
             cut_by_bytes = true;
             if body.is_empty() {
                 // One line longer than the cap: its start, rather than nothing.
-                let mut end = MAX_BYTES;
+                let mut end = budget;
                 while !text.is_char_boundary(end) {
                     end -= 1;
                 }
@@ -188,18 +281,18 @@ fn read(vault: &Path, p: &ReadParams) -> Result<String, String> {
     }
     let total = n;
     if total == 0 {
-        return Ok(format!("{} is empty\n", p.path));
+        return Ok(format!("{} is empty\n", path));
     }
     if from > total {
         return Err(format!(
-            "{} has {total} lines: nothing at line {from}",
-            p.path
+            "{path} has {total} lines: nothing at line {}",
+            p.line.unwrap_or(from)
         ));
     }
-    let mut out = format!("{} (lines {from}-{last} of {total})\n{body}", p.path);
+    let mut out = format!("{} (lines {from}-{last} of {total})\n{body}", path);
     if last < total {
         let cap = if cut_by_bytes {
-            Some(format!("{} KB", MAX_BYTES / 1024))
+            Some(format!("{} KB", budget / 1024))
         } else {
             (requested > want).then(|| format!("{MAX_LINES} lines"))
         };
@@ -245,10 +338,12 @@ mod tests {
     fn windows() {
         let p = |line, context, from_line, max_lines| ReadParams {
             path: "a.md".into(),
+            paths: Vec::new(),
             line,
             context,
             from_line,
             max_lines,
+            include_ignored: false,
         };
         assert_eq!(window(&p(Some(30), Some(5), None, None)), Ok((25, 11)));
         assert_eq!(window(&p(Some(2), None, None, None)), Ok((1, 22)));

@@ -12,6 +12,7 @@ use rmcp::model::{CallToolResult, ContentBlock};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use super::args;
 use super::background::{Outcome, Phase};
 use super::context::Ctx;
 use crate::core::{ENGINE_OFFLINE, ENGINE_OMNISEARCH};
@@ -19,26 +20,39 @@ use crate::dispatch::{self, Asked, OmnisearchFirst};
 use crate::{Filters, Scope, SearchOptions, SearchResponse, Sort, Source};
 
 /// Most hits one call may ask for: more would flood the conversation.
-pub(crate) const MAX_LIMIT: u16 = 50;
-const DEFAULT_LIMIT: u16 = 10;
+pub(crate) const MAX_LIMIT: u64 = 50;
+const DEFAULT_LIMIT: u64 = 10;
 /// How long a search waits for a background refresh of an existing index before it reads
 /// the last commit instead.
 const REFRESH_WAIT: Duration = Duration::from_secs(1);
+/// How often a search waiting for the first build reports its progress, when asked to.
+const PROGRESS_EVERY: Duration = Duration::from_millis(500);
+
+/// Words of a query that count; the rest is left out, with a warning. Ranking a few hundred
+/// words already costs seconds; half a million kept a search busy for minutes.
+pub(crate) const MAX_QUERY_WORDS: usize = 256;
+/// Bytes of a query that count (a word a megabyte long is no search either).
+pub(crate) const MAX_QUERY_BYTES: usize = 4096;
+
+args::whole_arg!(limit_arg, "limit");
 
 /// `search_notes` arguments. New filters are added as optional fields.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[schemars(transform = args::no_formats)]
 pub(crate) struct SearchParams {
-    /// 2-5 distinctive keywords (a question works too); "quoted phrase", -word to exclude
+    /// A few keywords (a sentence works too); "quoted phrase", -word to exclude; empty with a filter or sort: notes, newest first
+    #[serde(default)]
     pub(crate) query: String,
     /// Max hits (1-50, default 10)
-    #[schemars(range(min = 1, max = 50))]
-    pub(crate) limit: Option<u16>,
+    #[serde(default, deserialize_with = "limit_arg")]
+    #[schemars(range(min = 1, max = 50), with = "Option<u64>")]
+    pub(crate) limit: Option<u64>,
     /// Only notes below this vault-relative folder
     pub(crate) folder: Option<String>,
     /// Skip notes below these folders
     #[serde(default)]
     pub(crate) exclude: Vec<String>,
-    /// Engine: auto (Omnisearch if Obsidian runs, else local index), omnisearch, local
+    /// auto (default), omnisearch, local
     pub(crate) source: Option<SourceParam>,
     /// Only notes with all these tags ("project" also matches "project/alpha")
     #[serde(default)]
@@ -69,6 +83,42 @@ pub(crate) enum SourceParam {
     Local,
 }
 
+/// The query's words, spaces collapsed, cut to [`MAX_QUERY_WORDS`] and [`MAX_QUERY_BYTES`];
+/// the warning when it was cut.
+fn capped_query(raw: &str) -> (String, Option<String>) {
+    let mut query = String::new();
+    let mut words = 0;
+    let mut cut = false;
+    for w in raw.split_whitespace() {
+        if words == MAX_QUERY_WORDS || query.len() + 1 + w.len() > MAX_QUERY_BYTES {
+            cut = true;
+            break;
+        }
+        if !query.is_empty() {
+            query.push(' ');
+        }
+        query.push_str(w);
+        words += 1;
+    }
+    if query.is_empty() && cut {
+        // One word longer than the cap: its start.
+        let mut end = MAX_QUERY_BYTES;
+        let w = raw.trim_start();
+        while !w.is_char_boundary(end) {
+            end -= 1;
+        }
+        query = w[..end].to_string();
+    }
+    let warning = cut.then(|| {
+        format!(
+            "the query was cut to its first {} words: at most {MAX_QUERY_WORDS} words \
+             ({MAX_QUERY_BYTES} bytes) of a query count",
+            words.max(1)
+        )
+    });
+    (query, warning)
+}
+
 /// The structured answer is the `--json` object itself; how the index state shaped it (a
 /// background build) is one more of its `warnings`.
 fn with_notice(mut r: SearchResponse, notice: Option<String>) -> SearchResponse {
@@ -82,17 +132,26 @@ pub(crate) fn tool_error(msg: impl Into<String>) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(msg)])
 }
 
+/// Told how far the first index build is while a search waits for it: notes written, and
+/// notes to write (0 while the build is still counting them).
+pub(crate) type Progress = dyn Fn(u64, u64) + Send + Sync;
+
 /// Runs `search_notes` (blocking: call it on a blocking thread).
-pub(crate) fn search_notes(ctx: &Ctx, p: SearchParams) -> CallToolResult {
-    let query = p.query.split_whitespace().collect::<Vec<_>>().join(" ");
+pub(crate) fn search_notes(
+    ctx: &Ctx,
+    p: SearchParams,
+    progress: Option<&Progress>,
+) -> CallToolResult {
+    let (query, cut) = capped_query(&p.query);
     let filters = match Filters::parse(&p.tags, p.since.as_deref(), p.until.as_deref(), &p.where_) {
         Ok(f) => f,
         Err(e) => return tool_error(format!("{e:#}")),
     };
-    if query.is_empty() && filters.is_empty() {
+    let listing = !filters.is_empty() || p.sort.is_some() || p.folder.is_some();
+    if query.is_empty() && !listing {
         return tool_error(
-            "query is empty: give at least one word to search for, or a filter (tags, since, \
-             until, where)",
+            "query is empty: give a few words to search for, or a filter (folder, tags, since, \
+             until, where) or sort=modified to list notes",
         );
     }
     // Without words there is no relevance: the notes that pass the filters, newest first.
@@ -118,7 +177,7 @@ pub(crate) fn search_notes(ctx: &Ctx, p: SearchParams) -> CallToolResult {
         vault: ctx.opts.vault.clone(),
         cache_dir: ctx.opts.cache_dir.clone(),
         query,
-        limit: usize::from(limit),
+        limit: limit as usize,
         scope,
         filters,
         sort,
@@ -133,7 +192,7 @@ pub(crate) fn search_notes(ctx: &Ctx, p: SearchParams) -> CallToolResult {
     };
     let (mut notice, mut asked) = (None, None);
     if source != Source::Omnisearch {
-        match prepare_local(ctx, &mut opts) {
+        match prepare_local(ctx, &mut opts, progress) {
             Prepared::Search {
                 notice: n,
                 asked: a,
@@ -146,7 +205,18 @@ pub(crate) fn search_notes(ctx: &Ctx, p: SearchParams) -> CallToolResult {
         None => crate::search(&opts),
     };
     match searched {
-        Ok(r) => answer(with_notice(r, notice)),
+        Ok(r) if r.results.is_empty() && (p.folder.is_some() || !p.tags.is_empty()) => {
+            // Nothing in a folder or with a tag that does not exist: say which names do.
+            let unknown = dispatch::folders_and_tags(opts.cache_dir.as_deref(), &opts.vault)
+                .and_then(|names| {
+                    super::hints::unknown_names(p.folder.as_deref(), &p.tags, &names)
+                });
+            match unknown {
+                Some(why) => tool_error(why),
+                None => answer(with_notice(with_notice(r, notice), cut)),
+            }
+        }
+        Ok(r) => answer(with_notice(with_notice(r, notice), cut)),
         Err(e) => tool_error(format!("search failed: {e:#}")),
     }
 }
@@ -164,7 +234,7 @@ enum Prepared {
 
 /// Makes sure a search that may reach the local engine finds an index to read, without
 /// indexing the vault a second time next to the background build.
-fn prepare_local(ctx: &Ctx, opts: &mut SearchOptions) -> Prepared {
+fn prepare_local(ctx: &Ctx, opts: &mut SearchOptions, progress: Option<&Progress>) -> Prepared {
     ctx.indexer.ensure_started(false);
     if dispatch::has_index(opts) {
         return Prepared::Search {
@@ -183,7 +253,7 @@ fn prepare_local(ctx: &Ctx, opts: &mut SearchOptions) -> Prepared {
             OmnisearchFirst::Declined(a) => asked = Some(a),
         }
     }
-    match wait_for_first_build(ctx, opts) {
+    match wait_for_first_build(ctx, opts, progress) {
         Ok(notice) => Prepared::Search { notice, asked },
         Err(refusal) => Prepared::Answered(refusal),
     }
@@ -208,15 +278,31 @@ fn while_refreshing(ctx: &Ctx, opts: &mut SearchOptions) -> Option<String> {
 
 /// Waits up to `index_wait` for the first build of the vault's index: the notice when the
 /// wait was noticeable, or the tool's refusal when the build is still running.
-fn wait_for_first_build(ctx: &Ctx, opts: &SearchOptions) -> Result<Option<String>, CallToolResult> {
+fn wait_for_first_build(
+    ctx: &Ctx,
+    opts: &SearchOptions,
+    progress: Option<&Progress>,
+) -> Result<Option<String>, CallToolResult> {
     let started = std::time::Instant::now();
     let deadline = started + ctx.opts.index_wait;
+    let mut reported = None;
     loop {
         // A build that found another process's writer lock is retried: that process may have
         // died before committing.
         ctx.indexer.ensure_started(true);
         let left = deadline.saturating_duration_since(std::time::Instant::now());
-        let phase = ctx.indexer.wait(left);
+        let phase = match progress {
+            Some(report) => {
+                // Progress must grow from one notification to the next: only news is sent.
+                let now = ctx.indexer.progress();
+                if reported.is_none_or(|(done, _)| now.0 > done) {
+                    report(now.0, now.1);
+                    reported = Some(now);
+                }
+                ctx.indexer.wait(left.min(PROGRESS_EVERY))
+            }
+            None => ctx.indexer.wait(left),
+        };
         if dispatch::has_index(opts) {
             let waited = started.elapsed().as_secs_f64();
             return Ok((waited >= 0.5)
@@ -243,7 +329,10 @@ fn wait_for_first_build(ctx: &Ctx, opts: &SearchOptions) -> Result<Option<String
 }
 
 /// The structured answer plus its one-line-per-hit text.
-fn answer(a: SearchResponse) -> CallToolResult {
+fn answer(mut a: SearchResponse) -> CallToolResult {
+    for h in &mut a.results {
+        h.excerpt = super::clean::excerpt(&h.excerpt);
+    }
     let text = to_text(&a);
     let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
     result.structured_content = serde_json::to_value(&a).ok();
@@ -272,7 +361,7 @@ pub(crate) fn to_text(a: &SearchResponse) -> String {
             out,
             "No notes match \"{}\" ({}). Try fewer words or other words (a synonym, the \
              English or German term){}.",
-            a.query,
+            super::clean::shortened(&a.query, 80),
             a.engine,
             if a.engine == ENGINE_OMNISEARCH {
                 "; Omnisearch needs every word, source=local does not"

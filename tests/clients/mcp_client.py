@@ -36,6 +36,9 @@ def text_of(result):
 
 async def run(binary: str, root: Path) -> None:
     vault = root / "vault"
+    hidden = vault / ".obsidian" / "private.md"
+    hidden.parent.mkdir(parents=True, exist_ok=True)
+    hidden.write_text("private text\n", encoding="utf-8")
     for rel, body in NOTES.items():
         p = vault / rel
         p.parent.mkdir(parents=True, exist_ok=True)
@@ -55,13 +58,16 @@ async def run(binary: str, root: Path) -> None:
 
             tools = (await session.list_tools()).tools
             names = sorted(t.name for t in tools)
-            check(names == ["index_status", "read_note", "search_notes"], f"tools: {names}")
+            check(names == ["index_status", "read_note", "search_notes", "vault_overview"], f"tools: {names}")
             for t in tools:
                 a = t.annotations
                 check(
                     a is not None and a.read_only_hint and a.idempotent_hint and a.open_world_hint is False,
                     f"{t.name} annotations: {a}",
                 )
+                check(bool(t.title), f"{t.name} has a title")
+            # A liveness check works after the tool list as before it.
+            await session.send_ping()
             search = next(t for t in tools if t.name == "search_notes")
             check(search.output_schema is not None, "search_notes declares an outputSchema")
 
@@ -84,12 +90,33 @@ async def run(binary: str, root: Path) -> None:
             r = await session.call_tool("search_notes", {"query": "gradle", "limit": 99})
             check(r.is_error, "limit 99 is refused")
 
+            # No words, newest first: every note (the SDK validates this answer too).
+            r = await session.call_tool("search_notes", {"sort": "modified", "source": "local"})
+            check(not r.is_error and r.structured_content["total_results"] == len(NOTES), f"listing: {text_of(r)}")
+
+            r = await session.call_tool("search_notes", {"query": "gradle", "folder": "Deev"})
+            check(r.is_error and '"Dev"' in text_of(r), f"missing folder: {text_of(r)}")
+
+            r = await session.call_tool("search_notes", {"query": "gradle", "limit": "ten"})
+            check(r.is_error and "limit must be a whole number" in text_of(r), f"bad limit: {text_of(r)}")
+
             r = await session.call_tool("read_note", {"path": "Dev/kotlin.md", "line": 6, "context": 1})
             check(not r.is_error, f"read_note failed: {text_of(r)}")
             check("6\tThe gradle daemon kept a stale lock." in text_of(r), f"read_note: {text_of(r)}")
 
+            r = await session.call_tool("read_note", {"paths": ["Dev/rust.md", "Meta/todo.md"]})
+            check(not r.is_error and "Cargo builds" in text_of(r) and "fix the gradle" in text_of(r), f"read_note paths: {text_of(r)}")
+
             r = await session.call_tool("read_note", {"path": "../outside.md"})
             check(r.is_error and ".." in text_of(r), f"read_note outside: {text_of(r)}")
+
+            r = await session.call_tool("read_note", {"path": ".obsidian/private.md"})
+            check(r.is_error and "private text" not in text_of(r), f"read_note hidden: {text_of(r)}")
+
+            r = await session.call_tool("vault_overview", {})
+            ov = r.structured_content
+            check(not r.is_error and ov["notes"] == len(NOTES), f"overview: {text_of(r)}")
+            check({"name": "Dev", "notes": 2} in ov["folders"]["top"], f"overview folders: {ov}")
 
             r = await session.call_tool("index_status", {})
             check(not r.is_error, f"index_status failed: {text_of(r)}")

@@ -77,6 +77,22 @@ pub(in crate::local) fn queries(
         .collect()
 }
 
+/// Whether a filter hides the vault-relative path `rel`, as the exclusion queries would.
+#[cfg(feature = "mcp")]
+pub(in crate::local) fn excludes(filters: &[String], rel: &str) -> bool {
+    use tantivy_fst::Automaton as _;
+    filters.iter().any(|f| {
+        let Ok(re) = tantivy_fst::Regex::new(&to_regex(f)) else {
+            return false;
+        };
+        let mut state = re.start();
+        for &b in rel.as_bytes() {
+            state = re.accept(&state, b);
+        }
+        re.is_match(&state)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -86,5 +102,14 @@ mod tests {
         assert_eq!(to_regex("Archive/"), "Archive/.*");
         assert_eq!(to_regex("a.b (x)"), "a\\.b \\(x\\).*");
         assert_eq!(to_regex("/draft-\\d+/"), ".*(?:draft-\\d+).*");
+    }
+
+    #[cfg(feature = "mcp")]
+    #[test]
+    fn paths_the_filters_hide() {
+        let f = ["Archive/".to_string(), "/draft-\\d+/".to_string()];
+        assert!(excludes(&f, "Archive/old.md"));
+        assert!(excludes(&f, "Dev/draft-12.md"));
+        assert!(!excludes(&f, "Dev/archive.md"));
     }
 }

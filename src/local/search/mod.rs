@@ -4,8 +4,10 @@
 //! [`show`] shows a hit's passage, found through the best [`window`].
 
 mod filter;
-mod ignore;
+pub(in crate::local) mod ignore;
 mod list;
+#[cfg(feature = "mcp")]
+pub(in crate::local) mod names;
 pub(crate) mod query;
 mod rank;
 mod run;

@@ -1,13 +1,13 @@
 //! One search of an opened index: parse the query, expand its terms, collect BM25
-//! candidates, re-rank them, shape the hits — or, with filters and no words, list the notes
-//! that pass them, newest first ([`super::list`]).
+//! candidates, re-rank them, shape the hits — or, with filters (or `sort: modified`) and no
+//! words, list the notes that pass them, newest first ([`super::list`]).
 
 use anyhow::{Context, Result};
 use tantivy::collector::TopDocs;
 use tantivy::Searcher;
 
 use super::{filter, ignore, list, query, rank};
-use crate::core::{SearchHit, SearchOptions};
+use crate::core::{SearchHit, SearchOptions, Sort};
 use crate::local::{analyzer, schema};
 
 /// Searches an opened index; problems that did not stop it (a bad exclusion pattern) go to
@@ -31,7 +31,8 @@ pub(crate) fn run(
         ignore::queries(&ignore::filters(&opts.vault), fields.path, warnings)
     };
     if parsed.is_empty() {
-        if filter::lists_without_words(&parsed, &opts.filters) {
+        // Asked for newest first, no words is a listing too (of the scope, or the vault).
+        if filter::lists_without_words(&parsed, &opts.filters) || opts.sort == Sort::Modified {
             return list::newest(searcher, fields, &parsed, narrow, ignored, opts.limit);
         }
         return Ok(Vec::new());
