@@ -391,3 +391,23 @@ fn damage_that_keeps_size_and_mtime_is_rebuilt_by_the_next_update() {
     let all = env.search_json(&["--source", "local", "-n", "1000", "common"]);
     assert_eq!(all.results.len(), 150);
 }
+
+#[cfg(unix)]
+#[test]
+fn read_note_never_reads_through_a_note_swapped_for_a_symlink() {
+    use crate::mcp::{text, Session};
+    let env = Env::new();
+    let outside = env.root.path().join("secret.md");
+    std::fs::write(&outside, "secretmarker\n").unwrap();
+    env.write("race.md", "inside\n");
+    let mut s = Session::ready(&env, &[]);
+    let swapper = Swapper::start(&env, &outside, "inside");
+    let mut answered = 0;
+    for _ in 0..600 {
+        let r = s.call("read_note", serde_json::json!({"path": "race.md"}));
+        assert!(!text(&r).contains("secretmarker"), "leaked: {}", text(&r));
+        answered += usize::from(text(&r).contains("inside"));
+    }
+    drop(swapper);
+    assert!(answered > 0, "the note itself was never read");
+}

@@ -242,7 +242,12 @@ fn read(vault: &Path, path: &str, p: &ReadParams, budget: usize) -> Result<Strin
     let want = requested.min(MAX_LINES);
     let file = resolve(vault, path)?;
     visible(vault, path, p.include_ignored)?;
-    let f = std::fs::File::open(&file).map_err(|e| format!("cannot read {:?}: {e}", path))?;
+    // Opened without following a symlink and checked on the handle: a swap of the note for a
+    // symlink after `resolve` looked at it is refused, never read through.
+    let (f, _) = crate::fsread::open_regular(&file).map_err(|e| match e {
+        crate::fsread::Refused::NotRegular => format!("{path:?} is not a note file"),
+        e => format!("cannot read {path:?}: {e}"),
+    })?;
     let mut reader = BufReader::new(f);
     let mut body = String::new();
     let mut buf = Vec::new();
