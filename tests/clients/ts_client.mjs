@@ -75,6 +75,13 @@ async function session(client) {
   await callIsError(client, "search_notes", { query: "gradle", limit: 99 });
   await callIsError(client, "search_notes", { query: "gradle", limit: "ten" }, "limit must be a whole number");
   await callIsError(client, "search_notes", { query: "gradle", folder: "Deev" }, '"Dev"');
+  await callIsError(client, "search_notes", { query: 42 }, "expected a string");
+  await callIsError(client, "search_notes", { query: "", source: "local" }, "query is empty");
+  await callIsError(client, "search_notes", { query: "gradle", source: "nowhere" }, "`local`");
+  // The schemas do not forbid other properties, and the server ignores them: a misspelt
+  // argument (`limt`) is dropped without a word rather than refused.
+  r = await client.callTool({ name: "search_notes", arguments: { query: "gradle", limt: 1, source: "local" } });
+  check(!r.isError && r.structuredContent.total_results === 2, `unknown argument: ${textOf(r)}`);
 
   r = await client.callTool({ name: "read_note", arguments: { path: "Dev/kotlin.md", line: 6, context: 1 } });
   check(!r.isError && textOf(r).includes("6\tThe gradle daemon kept a stale lock."), `read_note: ${textOf(r)}`);
@@ -86,6 +93,8 @@ async function session(client) {
   r = await callIsError(client, "read_note", { path: ".obsidian/private.md" });
   check(!textOf(r).includes("private text"), `hidden note leaked: ${textOf(r)}`);
   await callIsError(client, "read_note", { path: "Dev/missing.md" });
+  await callIsError(client, "read_note", { path: "Dev/kotlin.md", line: -3 }, "0 or more");
+  await callIsError(client, "read_note", { path: "Dev/kotlin.md", line: 999 }, "nothing at line 999");
   await callIsError(client, "read_note", {});
 
   r = await client.callTool({ name: "vault_overview", arguments: {} });
