@@ -10,24 +10,26 @@ use std::collections::HashSet;
 use std::fs;
 use std::path::Path;
 
-use tantivy::Index;
+use tantivy::{Index, IndexMeta};
 
 /// The file (in the index directory) listing the file states whose checksum passed.
 const MARK: &str = "vault-search-intact";
 
-/// `Err(why)` when a file of the committed segments fails its checksum (or can't be read).
-pub(super) fn check(index: &Index, dir: &Path) -> Result<(), String> {
-    verify(index, dir, true)
+/// `Err(why)` when a file of the committed segments (`metas`, as the opener read them) fails
+/// its checksum (or can't be read).
+pub(super) fn check(index: &Index, metas: &IndexMeta, dir: &Path) -> Result<(), String> {
+    verify(index, metas, dir, true)
 }
 
 /// Records the files of the commit this process just wrote as passed, without reading them
 /// back: so the next open checks only what changed since.
 pub(super) fn trust_committed(index: &Index, dir: &Path) {
-    let _ = verify(index, dir, false);
+    if let Ok(metas) = index.load_metas() {
+        let _ = verify(index, &metas, dir, false);
+    }
 }
 
-fn verify(index: &Index, dir: &Path, read: bool) -> Result<(), String> {
-    let metas = index.load_metas().map_err(|e| e.to_string())?;
+fn verify(index: &Index, metas: &IndexMeta, dir: &Path, read: bool) -> Result<(), String> {
     let passed: HashSet<String> = fs::read_to_string(dir.join(MARK))
         .map(|s| s.lines().map(str::to_string).collect())
         .unwrap_or_default();
@@ -70,6 +72,7 @@ fn verify(index: &Index, dir: &Path, read: bool) -> Result<(), String> {
 /// index's files, though it holds only file names and sizes.)
 fn remember(dir: &Path, states: &[String]) {
     let tmp = dir.join(format!("{MARK}.tmp{}", std::process::id()));
+    // Written here, not through the store's file helpers: the store calls this module.
     if fs::write(&tmp, states.join("\n")).is_ok() {
         #[cfg(unix)]
         {

@@ -261,7 +261,7 @@ pub(crate) fn open_index(dir: &Path) -> Result<(Index, Payload, IndexReader), In
     }
     register_analyzer(&index);
     // Damaged files answer wrongly without an error: checked before anything reads them.
-    super::intact::check(&index, dir).map_err(incompatible)?;
+    super::intact::check(&index, &metas, dir).map_err(incompatible)?;
     // Opening a reader opens every segment file: a truncated or missing one shows here.
     let reader: IndexReader = index
         .reader_builder()
