@@ -55,17 +55,47 @@ fn an_unreadable_note_is_skipped_by_status_as_by_index() {
     env.write("ok.md", "kotlin\n");
     let locked = env.write("locked.md", "kotlin\n");
     std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).unwrap();
-    if std::fs::read(&locked).is_ok() {
-        return; // running as root: nothing is unreadable
-    }
-    let r = env.index_json(&[]);
+    // Root reads any file: then the binary runs as `nobody`, for whom the note is unreadable.
+    let run = |args: &[&str]| match std::fs::read(&locked) {
+        Err(_) => env.run(args),
+        Ok(_) => as_nobody(&env, args),
+    };
+    let out = run(&["index", "--json"]);
+    assert_ok(&out);
+    let r: vault_search::IndexReport = serde_json::from_slice(&out.stdout).unwrap();
     let skipped: Vec<&str> = r.skipped_files.iter().map(|s| s.path.as_str()).collect();
     assert_eq!(skipped, ["locked.md"]);
-    let out = env.run(&["status", "--json"]);
+    let out = run(&["status", "--json"]);
     assert_ok(&out);
     let st: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(st["changed_since"], 0, "{st}");
     assert_eq!(st["skipped_files"][0]["path"], "locked.md", "{st}");
+}
+
+/// The binary as user and group 65534 (`nobody`), through util-linux's `setpriv`; the
+/// temporary tree is opened to it and the cache handed to it, as its own would be.
+#[cfg(unix)]
+fn as_nobody(env: &Env, args: &[&str]) -> std::process::Output {
+    use std::os::unix::fs::PermissionsExt;
+    let open = std::fs::Permissions::from_mode(0o755);
+    std::fs::set_permissions(env.root.path(), open.clone()).unwrap();
+    std::fs::set_permissions(&env.vault, open).unwrap();
+    std::fs::create_dir_all(&env.cache).unwrap();
+    std::os::unix::fs::lchown(&env.cache, Some(65534), Some(65534)).unwrap();
+    let cmd = env.cmd();
+    let mut c = std::process::Command::new("setpriv");
+    c.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+        .arg(cmd.get_program())
+        .args(cmd.get_args())
+        .args(args);
+    for (k, v) in cmd.get_envs() {
+        match v {
+            Some(v) => c.env(k, v),
+            None => c.env_remove(k),
+        };
+    }
+    c.output()
+        .expect("setpriv (util-linux) runs the binary as nobody")
 }
 
 /// A prepared symlink or file is renamed over `race.md` again and again until dropped, so a
@@ -416,4 +446,41 @@ fn read_note_never_reads_through_a_note_swapped_for_a_symlink() {
     }
     drop(swapper);
     assert!(answered > 0, "the note itself was never read");
+}
+
+/// Notes with the same text tie; whatever segment each landed in, and in whatever order the
+/// runs wrote them, equal scores are listed by path — in a rebuilt index as in an updated one.
+#[test]
+fn equal_scores_are_listed_by_path() {
+    let env = Env::new();
+    for (i, name) in ["z", "m", "q", "b", "k"].iter().enumerate() {
+        env.write(&format!("{name}.md"), "kotlin daemon notes\n");
+        env.write(
+            &format!("other{i}.md"),
+            &format!("kotlin {}\n", "word ".repeat(i + 3)),
+        );
+        env.index_json(&[]);
+    }
+    env.write("m.md", "kotlin daemon notes\n\n");
+    env.index_json(&[]);
+    let ordered = |r: &vault_search::SearchResponse| {
+        let tied: Vec<&str> = r
+            .results
+            .iter()
+            .filter(|h| h.score == r.results[0].score)
+            .map(|h| h.path.as_str())
+            .collect();
+        assert_eq!(
+            tied,
+            ["b.md", "k.md", "m.md", "q.md", "z.md"],
+            "{:?}",
+            r.results
+        );
+        for w in r.results.windows(2) {
+            assert!(w[0].score > w[1].score || w[0].path < w[1].path, "{w:?}");
+        }
+    };
+    ordered(&env.search_json(&["--source", "local", "kotlin", "daemon"]));
+    env.index_json(&["--rebuild"]);
+    ordered(&env.search_json(&["--source", "local", "kotlin", "daemon"]));
 }

@@ -39,6 +39,26 @@ pub(in crate::local) fn mtime_of(
         .first(addr.doc_id)
 }
 
+/// The path of a document from its fast field: no stored block is decompressed.
+pub(in crate::local) fn path_of(
+    searcher: &Searcher,
+    fields: &Fields,
+    addr: DocAddress,
+    out: &mut String,
+) -> Result<()> {
+    let name = fields.schema.get_field_name(fields.path);
+    if let Some(paths) = searcher
+        .segment_reader(addr.segment_ord)
+        .fast_fields()
+        .str(name)?
+    {
+        if let Some(ord) = paths.term_ords(addr.doc_id).next() {
+            paths.ord_to_str(ord, out)?;
+        }
+    }
+    Ok(())
+}
+
 /// A placeholder's path and the reason its document keeps.
 pub(in crate::local) fn placeholder(searcher: &Searcher, addr: DocAddress) -> Result<SkippedFile> {
     let fields = schema::fields();

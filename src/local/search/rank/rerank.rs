@@ -58,7 +58,15 @@ pub(crate) fn rerank(
         &mut analyzer,
         warnings,
     )?;
-    sort(&mut scored, &feats, order, searcher, fields, candidates);
+    sort(
+        &mut scored,
+        &mut feats,
+        order,
+        searcher,
+        fields,
+        candidates,
+        limit,
+    )?;
     scored.truncate(limit);
     hits::build(
         searcher,
@@ -134,24 +142,45 @@ fn score(
 /// [`Sort::Modified`], newest first.
 fn sort(
     scored: &mut [(f64, usize)],
-    feats: &[Features],
+    feats: &mut [Features],
     order: Sort,
     searcher: &Searcher,
     fields: &Fields,
     candidates: &[(f32, DocAddress)],
-) {
+    limit: usize,
+) -> Result<()> {
+    let shown = |s: f64| crate::core::round_to(s, 2);
     scored.sort_by(|a, b| {
-        crate::core::round_to(b.0, 2)
-            .partial_cmp(&crate::core::round_to(a.0, 2))
+        shown(b.0)
+            .partial_cmp(&shown(a.0))
             .unwrap_or(std::cmp::Ordering::Equal)
-            .then_with(|| feats[a.1].path.cmp(&feats[b.1].path))
     });
+    // The features hold a path only where a term hit the name; a run of equal scores that
+    // reaches into the returned `limit` reads the missing ones from the fast field.
+    let mut start = 0;
+    while start < scored.len().min(limit) {
+        let end = start
+            + scored[start..]
+                .iter()
+                .take_while(|s| shown(s.0) == shown(scored[start].0))
+                .count();
+        if end - start > 1 {
+            for &(_, i) in &scored[start..end] {
+                if feats[i].path.is_empty() {
+                    stored::path_of(searcher, fields, candidates[i].1, &mut feats[i].path)?;
+                }
+            }
+            scored[start..end].sort_by(|a, b| feats[a.1].path.cmp(&feats[b.1].path));
+        }
+        start = end;
+    }
     if order == Sort::Modified {
         // Stable: notes of the same time keep their relevance order.
         scored.sort_by_cached_key(|&(_, i)| {
             std::cmp::Reverse(stored::mtime_of(searcher, fields, candidates[i].1))
         });
     }
+    Ok(())
 }
 
 /// The BM25 part of the final score: scaled to `bm25norm` × BM25 ÷ the best candidate's.
