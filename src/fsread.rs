@@ -11,7 +11,16 @@
 //! - the handle's own stat (fstat) must say a regular file of at most the cap;
 //! - at most the cap (and one byte to tell a file that grew) is read.
 //!
-//! Folders on the way are the caller's to trust (the walk never follows a symlinked folder).
+//! Folders on the way: [`open_beneath`] opens each folder of a vault-relative path from the
+//! vault's own handle without following a symlink (Unix: `openat` per component with
+//! `O_NOFOLLOW | O_DIRECTORY`), so a folder swapped for a symlink between any check and the
+//! open is refused too. It serves the paths that come from outside — MCP `read_note`, an
+//! Omnisearch hit, a hit's passage read back from disk. The index's own reads take
+//! [`open_regular`]'s last-component check only: their paths come from the walk, which never
+//! follows a symlinked folder, and a per-folder open for each of 100,000 notes would cost the
+//! build more than that race is worth. On Windows `open_beneath` is `open_regular` of the
+//! joined path: the last component is opened as itself (a reparse point is no regular file),
+//! the folders on the way are not checked.
 
 use std::fs::{File, Metadata};
 use std::io::{self, Read};
@@ -69,10 +78,60 @@ pub(crate) fn open_regular(path: &Path) -> Result<(File, Metadata), Refused> {
     Ok((file, md))
 }
 
+/// Opens the regular file at `rel` (`/`-separated, relative) inside `root`, following no
+/// symlink on the way (see the module doc); `..`, a root or a drive in `rel` are refused.
+pub(crate) fn open_beneath(root: &Path, rel: &str) -> Result<(File, Metadata), Refused> {
+    let parts: Vec<&str> = rel
+        .split('/')
+        .filter(|s| !s.is_empty() && *s != ".")
+        .collect();
+    let Some((last, folders)) = parts.split_last() else {
+        return Err(Refused::NotRegular);
+    };
+    // On Windows a `\\` is a separator and `C:` a drive that `push` would jump to.
+    let foreign = |p: &str| cfg!(windows) && (p.contains('\\') || p.contains(':'));
+    if parts.iter().any(|p| *p == ".." || foreign(p)) {
+        return Err(Refused::NotRegular);
+    }
+    #[cfg(unix)]
+    {
+        use rustix::fs::{openat, Mode, OFlags, CWD};
+        use rustix::io::Errno;
+        let refused = |e: Errno| match e {
+            Errno::LOOP | Errno::NOTDIR => Refused::NotRegular,
+            e => Refused::Io(e.into()),
+        };
+        let dir_flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+        let mut dir = openat(CWD, root, dir_flags, Mode::empty()).map_err(refused)?;
+        for folder in folders {
+            dir = openat(&dir, *folder, dir_flags | OFlags::NOFOLLOW, Mode::empty())
+                .map_err(refused)?;
+        }
+        let flags =
+            OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
+        let file = File::from(openat(&dir, *last, flags, Mode::empty()).map_err(refused)?);
+        let md = file.metadata().map_err(Refused::Io)?;
+        if !md.is_file() {
+            return Err(Refused::NotRegular);
+        }
+        Ok((file, md))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (last, folders);
+        open_regular(&crate::paths::join_rel(root, rel))
+    }
+}
+
 /// The bytes of the regular file at `path` if it holds at most `cap` of them (see the module
 /// doc for what is refused), with the opened file's metadata.
 pub(crate) fn read_regular(path: &Path, cap: u64) -> Result<(Vec<u8>, Metadata), Refused> {
     let (file, md) = open_regular(path)?;
+    read_capped(file, md, cap)
+}
+
+/// At most `cap` bytes of an opened regular file: refused when its stat or its bytes say more.
+fn read_capped(file: File, md: Metadata, cap: u64) -> Result<(Vec<u8>, Metadata), Refused> {
     if md.len() > cap {
         return Err(Refused::TooLarge(md.len()));
     }
@@ -85,6 +144,16 @@ pub(crate) fn read_regular(path: &Path, cap: u64) -> Result<(Vec<u8>, Metadata),
         return Err(Refused::TooLarge(bytes.len() as u64));
     }
     Ok((bytes, md))
+}
+
+/// [`read_regular`] of `rel` inside `root`, through [`open_beneath`].
+pub(crate) fn read_beneath(
+    root: &Path,
+    rel: &str,
+    cap: u64,
+) -> Result<(Vec<u8>, Metadata), Refused> {
+    let (file, md) = open_beneath(root, rel)?;
+    read_capped(file, md, cap)
 }
 
 #[cfg(test)]
@@ -121,6 +190,35 @@ mod tests {
             )
             .unwrap();
             assert!(matches!(read_regular(&fifo, 10), Err(Refused::NotRegular)));
+        }
+    }
+    #[test]
+    fn opens_beneath_the_root_without_following_a_symlink_on_the_way() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("vault");
+        std::fs::create_dir_all(root.join("a/b")).unwrap();
+        std::fs::write(root.join("a/b/n.md"), "hello").unwrap();
+        std::fs::write(dir.path().join("outside.md"), "secret").unwrap();
+        assert_eq!(read_beneath(&root, "a/b/n.md", 10).unwrap().0, b"hello");
+        assert_eq!(read_beneath(&root, "./a//b/n.md", 10).unwrap().0, b"hello");
+        assert!(matches!(
+            read_beneath(&root, "a/b/n.md", 4),
+            Err(Refused::TooLarge(5))
+        ));
+        for bad in ["../outside.md", "a/../../outside.md", "", "a"] {
+            assert!(read_beneath(&root, bad, 10).is_err(), "{bad}");
+        }
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink(dir.path(), root.join("up")).unwrap();
+            assert!(matches!(
+                read_beneath(&root, "up/outside.md", 10),
+                Err(Refused::NotRegular)
+            ));
+            // The root itself may be reached through a symlink: it is the caller's vault.
+            let alias = dir.path().join("alias");
+            std::os::unix::fs::symlink(&root, &alias).unwrap();
+            assert_eq!(read_beneath(&alias, "a/b/n.md", 10).unwrap().0, b"hello");
         }
     }
 }

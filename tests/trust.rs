@@ -448,6 +448,48 @@ fn read_note_never_reads_through_a_note_swapped_for_a_symlink() {
     assert!(answered > 0, "the note itself was never read");
 }
 
+/// A folder on the note's way swapped, again and again, with a symlink to a folder outside
+/// the vault holding a note of the same name: `read_note` opens each folder from the vault's
+/// handle without following a symlink, so the outside note is never read.
+#[cfg(target_os = "linux")]
+#[test]
+fn read_note_never_reads_through_a_folder_swapped_for_a_symlink() {
+    use crate::mcp::{text, Session};
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let env = Env::new();
+    let outside = env.root.path().join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(outside.join("race.md"), "secretmarker\n").unwrap();
+    env.write("sub/race.md", "inside\n");
+    let link = env.root.path().join("link");
+    std::os::unix::fs::symlink(&outside, &link).unwrap();
+    let mut s = Session::ready(&env, &[]);
+    let stop = std::sync::Arc::new(AtomicBool::new(false));
+    let flag = std::sync::Arc::clone(&stop);
+    let sub = env.vault.join("sub");
+    let swapper = std::thread::spawn(move || {
+        while !flag.load(Ordering::Relaxed) {
+            rustix::fs::renameat_with(
+                rustix::fs::CWD,
+                &link,
+                rustix::fs::CWD,
+                &sub,
+                rustix::fs::RenameFlags::EXCHANGE,
+            )
+            .unwrap();
+        }
+    });
+    let mut answered = 0;
+    for _ in 0..600 {
+        let r = s.call("read_note", serde_json::json!({"path": "sub/race.md"}));
+        assert!(!text(&r).contains("secretmarker"), "leaked: {}", text(&r));
+        answered += usize::from(text(&r).contains("inside"));
+    }
+    stop.store(true, Ordering::Relaxed);
+    swapper.join().unwrap();
+    assert!(answered > 0, "the note itself was never read");
+}
+
 /// Notes with the same text tie; whatever segment each landed in, and in whatever order the
 /// runs wrote them, equal scores are listed by path — in a rebuilt index as in an updated one.
 #[test]

@@ -240,12 +240,15 @@ fn read_line_capped(
 fn read(vault: &Path, path: &str, p: &ReadParams, budget: usize) -> Result<String, String> {
     let (from, requested) = window(p)?;
     let want = requested.min(MAX_LINES);
-    let file = resolve(vault, path)?;
+    resolve(vault, path)?;
     visible(vault, path, p.include_ignored)?;
-    // Opened without following a symlink and checked on the handle: a swap of the note for a
-    // symlink after `resolve` looked at it is refused, never read through.
-    let (f, _) = crate::fsread::open_regular(&file).map_err(|e| match e {
-        crate::fsread::Refused::NotRegular => format!("{path:?} is not a note file"),
+    // Opened from the vault's handle, following no symlink on the way, and checked on the
+    // handle: a swap of the note or a folder for a symlink after `resolve` looked is refused.
+    let rel = path.replace('\\', "/");
+    let (f, _) = crate::fsread::open_beneath(vault, &rel).map_err(|e| match e {
+        crate::fsread::Refused::NotRegular => {
+            format!("{path:?} is not a note file, or a folder on its way is a symlink")
+        }
         e => format!("cannot read {path:?}: {e}"),
     })?;
     let mut reader = BufReader::new(f);

@@ -92,19 +92,11 @@ fn enrich_from_note(
     hit: &mut SearchHit,
     offset_utf16: Option<usize>,
 ) -> Option<Vec<(String, Vec<String>)>> {
-    // Read only a file that really lies inside the vault: a symlink (of the note or a folder
-    // on its way) pointing elsewhere is never followed.
-    let inside = match (
-        paths::canonicalize(&paths::join_rel(vault, &hit.path)),
-        paths::canonicalize(vault),
-    ) {
-        (Ok(real), Ok(root)) => real.starts_with(root).then_some(real),
-        _ => None,
-    };
-    let real = inside?;
-    // Not through a symlink swapped in since, not a FIFO or device, not past the note cap:
-    // the plugin's path is not trusted to name a note.
-    let (bytes, md) = fsread::read_regular(&real, DEFAULT_MAX_NOTE_BYTES).ok()?;
+    // Read only a file that really lies inside the vault, from the vault's handle: a symlink
+    // (of the note or a folder on its way) is never followed, not even one swapped in during
+    // the read; not a FIFO or device, not past the note cap: the plugin's path is not trusted
+    // to name a note.
+    let (bytes, md) = fsread::read_beneath(vault, &hit.path, DEFAULT_MAX_NOTE_BYTES).ok()?;
     hit.modified_ns = md
         .modified()
         .ok()

@@ -97,8 +97,7 @@ pub(crate) fn show(
     let Some(path) = strs(fields.path)?.into_iter().next() else {
         return Ok(None);
     };
-    let Some(mut file) = open_unchanged(&crate::paths::join_rel(vault, &path), size, mtime_ns)
-    else {
+    let Some(mut file) = open_unchanged(vault, &path, size, mtime_ns) else {
         return Ok(None);
     };
     let Some((spot, excerpt)) = show_in_file(
@@ -120,10 +119,10 @@ pub(crate) fn show(
 }
 
 /// The file at `path` when it is a regular file of the size and mtime the index recorded.
-fn open_unchanged(path: &Path, size: u64, mtime_ns: i64) -> Option<File> {
+fn open_unchanged(vault: &Path, rel: &str, size: u64, mtime_ns: i64) -> Option<File> {
     // Never through a symlink (the walk follows none) nor a FIFO swapped in since; the opened
     // file's own stat: what is read below is what was compared.
-    let (file, md) = crate::fsread::open_regular(path).ok()?;
+    let (file, md) = crate::fsread::open_beneath(vault, rel).ok()?;
     (md.len() == size && mtime_of(&md) == mtime_ns).then_some(file)
 }
 
