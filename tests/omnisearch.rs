@@ -414,6 +414,21 @@ fn another_vaults_answer_is_not_taken_for_this_one() {
     );
 }
 
+/// Obsidian on macOS names a vault as the file system hands the folder's name out (NFD); the
+/// same name in NFC is the same vault.
+#[test]
+fn a_vault_name_in_another_unicode_form_is_this_vault() {
+    let mut env = Env::new();
+    env.vault = env.root.path().join("Cafe\u{301} notes");
+    env.write("note.md", "design system notes\n");
+    let mut hit = omni_hit(9.0, "note.md", "design system", None);
+    hit["vault"] = json!("Caf\u{e9} notes");
+    let server = MockServer::start(Reply::Json(json!([hit]).to_string()));
+    let r = search(&env, server.port, &["design", "system"]);
+    assert_eq!(r.engine, "omnisearch", "{:?}", r.fallback_reason);
+    assert_eq!(r.results[0].path, "note.md");
+}
+
 #[test]
 fn hits_naming_no_file_of_this_vault_are_dropped() {
     let env = Env::new();

@@ -63,22 +63,44 @@ pub(crate) fn parse_reply(body: &[u8]) -> Result<Vec<OmniHit>, EngineError> {
 /// checked and is taken as this vault's, as it always was; its path is still dropped when no
 /// such file exists here (see `enrich`).
 pub(crate) fn check_vault(hits: &[OmniHit], vault: &Path) -> Result<(), EngineError> {
-    let ours = vault_name(vault);
-    match hits.iter().find(|h| !h.vault.is_empty() && h.vault != ours) {
+    let ours = vault_names(vault);
+    match hits
+        .iter()
+        .find(|h| !h.vault.is_empty() && !ours.iter().any(|n| same_name(n, &h.vault)))
+    {
         Some(h) => Err(EngineError::OmnisearchUnavailable(format!(
-            "Omnisearch serves vault {}, not {ours}",
-            h.vault
+            "Omnisearch serves vault {}, not {}",
+            h.vault,
+            ours.first().map(String::as_str).unwrap_or_default()
         ))),
         None => Ok(()),
     }
 }
 
-/// The vault's name as Obsidian gives it: the name of its folder.
-fn vault_name(vault: &Path) -> String {
-    let real = crate::paths::canonicalize(vault).unwrap_or_else(|_| vault.to_path_buf());
-    real.file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default()
+/// The names Obsidian may give the vault: its folder's name as given (a vault opened through
+/// a symlink is named after the link) and as resolved (one opened at its real folder).
+fn vault_names(vault: &Path) -> Vec<String> {
+    let name = |p: &Path| p.file_name().map(|n| n.to_string_lossy().into_owned());
+    let mut names: Vec<String> = name(vault).into_iter().collect();
+    if let Ok(real) = crate::paths::canonicalize(vault) {
+        names.extend(name(&real).filter(|n| !names.contains(n)));
+    }
+    names
+}
+
+/// Folder names as a file system compares them: the same characters in any Unicode
+/// normalization (macOS hands out NFD, people type NFC); on macOS and Windows, whose file
+/// systems ignore case by default, in any case too.
+fn same_name(a: &str, b: &str) -> bool {
+    use unicode_normalization::UnicodeNormalization;
+    let nfc = |s: &str| -> String {
+        if cfg!(any(windows, target_os = "macos")) {
+            s.nfc().collect::<String>().to_lowercase()
+        } else {
+            s.nfc().collect()
+        }
+    };
+    a == b || nfc(a) == nfc(b)
 }
 
 /// A vault-relative path that stays inside the vault.
@@ -120,6 +142,20 @@ mod tests {
         );
         // Without a vault field: taken as this vault's.
         assert!(check_vault(&hits[1..], Path::new("/nowhere/B")).is_ok());
+    }
+
+    #[test]
+    fn a_vault_name_in_another_normalization_is_the_same_vault() {
+        // The plugin on macOS names the folder as APFS hands it out (NFD); typed, it is NFC.
+        let body = "[{\"score\":1,\"vault\":\"Cafe\\u0301 notes\",\"path\":\"x.md\"}]";
+        let hits = parse_reply(body.as_bytes()).unwrap();
+        assert!(check_vault(&hits, Path::new("/nowhere/Caf\u{e9} notes")).is_ok());
+        assert!(check_vault(&hits, Path::new("/nowhere/Cafe notes")).is_err());
+        assert_eq!(
+            check_vault(&hits, Path::new("/nowhere/CAF\u{c9} NOTES")).is_ok(),
+            cfg!(any(windows, target_os = "macos")),
+            "case is ignored where the file system ignores it"
+        );
     }
 
     #[test]
