@@ -11,6 +11,7 @@ use crate::core::{round_to, FileKind, SearchHit, ENGINE_LOCAL};
 use crate::local::schema::Fields;
 use crate::local::search::query::ParsedQuery;
 use crate::local::search::show;
+use crate::local::search::window::Window;
 use crate::local::stored::{self, Stored};
 use crate::text::{excerpt, parts, stem_of};
 
@@ -25,6 +26,7 @@ pub(super) fn build(
     candidates: &[(f32, DocAddress)],
     scored: &[(f64, usize)],
     feats: &mut [Features],
+    windows: &[Option<Window>],
     rarity: &[f32],
     analyzer: &mut TextAnalyzer,
 ) -> Result<Vec<SearchHit>> {
@@ -37,6 +39,9 @@ pub(super) fn build(
     let mut out = Vec::with_capacity(scored.len());
     for &(score, i) in scored {
         let f = &mut feats[i];
+        // The re-rank's window over all the body: the passage's too unless it starts in the
+        // frontmatter (a giant note's occurrences are not scanned a second time).
+        let known = windows[i].as_ref().map(|w| w.first);
         // A giant note unchanged on disk: its passage comes from the file, not the doc store.
         if let Some(d) = show::disk::show(
             searcher,
@@ -47,6 +52,7 @@ pub(super) fn build(
             &phrases,
             &f.positions,
             &mut f.occs,
+            known,
             rarity,
         )? {
             let (matched, highlight) = matched_terms(terms, &f.terms);
@@ -79,6 +85,7 @@ pub(super) fn build(
             terms,
             f,
             &phrases,
+            known,
             rarity,
             analyzer,
         )?);
@@ -96,6 +103,7 @@ fn stored_hit(
     terms: &[ExpandedTerm],
     f: &mut Features,
     phrases: &[&[String]],
+    known: Option<u32>,
     rarity: &[f32],
     analyzer: &mut TextAnalyzer,
 ) -> Result<SearchHit> {
@@ -111,6 +119,7 @@ fn stored_hit(
         phrases,
         &f.positions,
         &mut f.occs,
+        known,
         rarity,
     );
     let pos = shown.spot.offset;

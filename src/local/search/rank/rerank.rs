@@ -77,6 +77,7 @@ pub(crate) fn rerank(
         candidates,
         &scored,
         &mut feats,
+        &windows,
         &rarity,
         &mut analyzer,
     )

@@ -58,6 +58,7 @@ pub(crate) fn show(
     phrases: &[&[String]],
     positions: &std::collections::HashMap<String, Vec<u32>>,
     occs: &mut [Occ],
+    known: Option<u32>,
     rarity: &[f32],
 ) -> Result<Option<DiskHit>> {
     let seg = searcher.segment_reader(addr.segment_ord);
@@ -101,7 +102,7 @@ pub(crate) fn show(
         return Ok(None);
     };
     let Some((spot, excerpt)) = show_in_file(
-        &mut file, size, &table, analyzer, phrases, positions, occs, rarity,
+        &mut file, size, &table, analyzer, phrases, positions, occs, known, rarity,
     ) else {
         return Ok(None);
     };
@@ -174,11 +175,12 @@ fn show_in_file(
     phrases: &[&[String]],
     positions: &std::collections::HashMap<String, Vec<u32>>,
     occs: &mut [Occ],
+    known: Option<u32>,
     rarity: &[f32],
 ) -> Option<(Spot, String)> {
     let header = rows(table).next()?;
     let text_start = u64::from(header.offset);
-    let pos = passage_pos(phrases, positions, occs, rarity, header.pos)?;
+    let pos = passage_pos(phrases, positions, occs, known, rarity, header.pos)?;
     // The same stretch `locate` would tokenize: from the checkpoint at or before `pos` to
     // the next one.
     let (base, next) = around(table, pos);

@@ -26,6 +26,7 @@ pub(crate) fn show(
     phrases: &[&[String]],
     positions: &std::collections::HashMap<String, Vec<u32>>,
     occs: &mut [Occ],
+    known: Option<u32>,
     rarity: &[f32],
 ) -> Shown {
     let text_start = match table_text_start(table) {
@@ -34,7 +35,7 @@ pub(crate) fn show(
         _ => note::parse(text).body_start,
     };
     let min_pos = text_start_pos(analyzer, text, table, text_start);
-    let pos = passage_pos(phrases, positions, occs, rarity, min_pos);
+    let pos = passage_pos(phrases, positions, occs, known, rarity, min_pos);
     let spot = match pos {
         Some(pos) => locate(analyzer, text, table, text_start, pos),
         None => {

@@ -20,10 +20,15 @@ fn phrase_at(
 }
 
 /// Where a passage starts: a quoted phrase in the body, else its best window, else any.
+///
+/// `known` is the start of the best window over all of `occs` when the caller has it: one at
+/// `min_pos` or later is also the best window from `min_pos` on (the windows from there are
+/// a subset that holds it; the earliest wins ties), so it is taken without a second scan.
 pub(crate) fn passage_pos(
     phrases: &[&[String]],
     positions: &std::collections::HashMap<String, Vec<u32>>,
     occs: &mut [Occ],
+    known: Option<u32>,
     rarity: &[f32],
     min_pos: u32,
 ) -> Option<u32> {
@@ -32,6 +37,7 @@ pub(crate) fn passage_pos(
         .iter()
         .filter(|p| p.len() >= 2)
         .find_map(|p| phrase_at(positions, p, min_pos))
+        .or_else(|| known.filter(|&first| first >= min_pos))
         .or_else(|| best_window(occs, rarity, width, min_pos).map(|w| w.first))
         .or_else(|| best_window(occs, rarity, width, 0).map(|w| w.first))
 }
