@@ -121,12 +121,16 @@ pub(crate) fn canonicalize(path: &Path) -> std::io::Result<PathBuf> {
     Ok(real)
 }
 
+// Only the front-ends that read notes by a path a client names use it.
+#[cfg(any(feature = "mcp", feature = "serve"))]
 /// The real path of the folder `root` (symlinks followed), in the spelling [`real_inside`]
 /// compares with: on Windows always the verbatim one.
 pub(crate) fn real_root(root: &Path) -> std::io::Result<PathBuf> {
     root.canonicalize()
 }
 
+// Only the front-ends that read notes by a path a client names use it.
+#[cfg(any(feature = "mcp", feature = "serve"))]
 /// The real path of `rel` (`/`-separated) inside the folder whose [`real_root`] is `real_root`,
 /// symlinks followed; `None` when that leads out of it. With no symlink (nor junction) on the
 /// way the path is its own real path, inside by construction; only one through a link is
