@@ -5,12 +5,18 @@
 //! tantivy, having indexed the document, drops it; a preparing thread with nothing unsent waits
 //! while the budget is spent.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 
 /// Bytes of note text in flight, and how many may be.
 #[derive(Debug)]
 pub(in crate::local) struct Budget {
-    in_flight: Mutex<u64>,
+    /// Counted without the lock: a share is taken and returned once per document, and a
+    /// lock (or a wake-up call) each time showed as system time.
+    in_flight: AtomicU64,
+    /// Held by a waiting thread between its check and its wait, and by the drop that wakes
+    /// it, so that wake-up can't fall in between.
+    gate: Mutex<()>,
     freed: Condvar,
     limit: u64,
 }
@@ -25,7 +31,8 @@ pub(in crate::local) struct Share {
 impl Budget {
     pub(in crate::local) fn new(limit: u64) -> Arc<Budget> {
         Arc::new(Budget {
-            in_flight: Mutex::new(0),
+            in_flight: AtomicU64::new(0),
+            gate: Mutex::new(()),
             freed: Condvar::new(),
             limit,
         })
@@ -35,7 +42,7 @@ impl Budget {
     /// shares for the batch it is filling and waits only once that batch is sent
     /// ([`Budget::wait`]), so no thread waits on documents that it holds itself.
     pub(in crate::local) fn take(self: &Arc<Self>, bytes: u64) -> Share {
-        *self.lock() += bytes;
+        self.in_flight.fetch_add(bytes, Ordering::AcqRel);
         Share {
             budget: Arc::clone(self),
             bytes,
@@ -44,25 +51,32 @@ impl Budget {
 
     /// Waits while more than the limit is in flight. Call it holding no unsent share.
     pub(in crate::local) fn wait(&self) {
-        let mut n = self.lock();
-        while *n > self.limit {
-            n = self.freed.wait(n).unwrap_or_else(PoisonError::into_inner);
+        if self.in_flight() <= self.limit {
+            return;
+        }
+        let mut gate = self.gate.lock().unwrap_or_else(PoisonError::into_inner);
+        while self.in_flight() > self.limit {
+            gate = self
+                .freed
+                .wait(gate)
+                .unwrap_or_else(PoisonError::into_inner);
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, u64> {
-        self.in_flight
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
+    fn in_flight(&self) -> u64 {
+        self.in_flight.load(Ordering::Acquire)
     }
 }
 
 impl Drop for Share {
     fn drop(&mut self) {
-        let mut n = self.budget.lock();
-        *n = n.saturating_sub(self.bytes);
-        if *n <= self.budget.limit {
-            self.budget.freed.notify_all();
+        let b = &self.budget;
+        let before = b.in_flight.fetch_sub(self.bytes, Ordering::AcqRel);
+        // Only the drop that brings the count back within the limit can have a thread to
+        // wake (one waits only above it).
+        if before > b.limit && before - self.bytes <= b.limit {
+            let _gate = b.gate.lock().unwrap_or_else(PoisonError::into_inner);
+            b.freed.notify_all();
         }
     }
 }
@@ -81,7 +95,7 @@ mod tests {
         };
         drop(shares);
         waiter.join().unwrap();
-        assert_eq!(*budget.lock(), 0);
+        assert_eq!(budget.in_flight(), 0);
         // Within the limit, no wait at all.
         let _s = budget.take(10);
         budget.wait();

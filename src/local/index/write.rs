@@ -28,8 +28,9 @@ const WRITE_BATCH: usize = 64;
 const UPDATE_HEAP_BYTES: usize = 32 * 1024 * 1024;
 /// Note text read but not yet indexed, at most (see [`Budget`]).
 const TEXT_IN_FLIGHT_BYTES: u64 = 24 * 1024 * 1024;
-/// What a document costs besides its text, as the budget counts it.
-const DOC_OVERHEAD_BYTES: u64 = 512;
+/// What a document costs besides its text, as the budget counts it (its values, each in an
+/// allocation of its own).
+const DOC_OVERHEAD_BYTES: u64 = 1024;
 
 /// Where and how a plan is written.
 #[derive(Debug, Clone, Copy)]
