@@ -4,9 +4,17 @@
 //! before tantivy got to it. Each document carries a [`Share`] of the budget that returns when
 //! tantivy, having indexed the document, drops it; a preparing thread with nothing unsent waits
 //! while the budget is spent.
+//!
+//! When no share comes back for [`STALL`] (tantivy's indexing threads died, of a full disk
+//! say, and their queue will never drain), the budget gives up bounding, so the build goes on
+//! to the commit that reports the cause instead of waiting forever.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+/// How long a wait may see no share returned before the budget stops bounding.
+const STALL: Duration = Duration::from_secs(10);
 
 /// Bytes of note text in flight, and how many may be.
 #[derive(Debug)]
@@ -19,6 +27,9 @@ pub(in crate::local) struct Budget {
     gate: Mutex<()>,
     freed: Condvar,
     limit: u64,
+    stall: Duration,
+    /// Set once a wait stalled: no more waiting.
+    given_up: AtomicBool,
 }
 
 /// A document's share of the budget, returned when it is dropped.
@@ -30,11 +41,17 @@ pub(in crate::local) struct Share {
 
 impl Budget {
     pub(in crate::local) fn new(limit: u64) -> Arc<Budget> {
+        Self::with_stall(limit, STALL)
+    }
+
+    fn with_stall(limit: u64, stall: Duration) -> Arc<Budget> {
         Arc::new(Budget {
             in_flight: AtomicU64::new(0),
             gate: Mutex::new(()),
             freed: Condvar::new(),
             limit,
+            stall,
+            given_up: AtomicBool::new(false),
         })
     }
 
@@ -51,15 +68,24 @@ impl Budget {
 
     /// Waits while more than the limit is in flight. Call it holding no unsent share.
     pub(in crate::local) fn wait(&self) {
-        if self.in_flight() <= self.limit {
+        if self.in_flight() <= self.limit || self.given_up.load(Ordering::Relaxed) {
             return;
         }
         let mut gate = self.gate.lock().unwrap_or_else(PoisonError::into_inner);
+        let (mut last, mut since) = (self.in_flight(), Instant::now());
         while self.in_flight() > self.limit {
             gate = self
                 .freed
-                .wait(gate)
-                .unwrap_or_else(PoisonError::into_inner);
+                .wait_timeout(gate, self.stall)
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+            let now = self.in_flight();
+            if now < last {
+                (last, since) = (now, Instant::now());
+            } else if since.elapsed() >= self.stall {
+                self.given_up.store(true, Ordering::Relaxed);
+                return;
+            }
         }
     }
 
@@ -98,6 +124,16 @@ mod tests {
         assert_eq!(budget.in_flight(), 0);
         // Within the limit, no wait at all.
         let _s = budget.take(10);
+        budget.wait();
+    }
+
+    #[test]
+    fn a_budget_that_nothing_returns_to_stops_bounding() {
+        let budget = Budget::with_stall(10, Duration::from_millis(50));
+        let _stuck = budget.take(11);
+        budget.wait();
+        // Given up: later waits return at once.
+        assert!(budget.given_up.load(Ordering::Relaxed));
         budget.wait();
     }
 }
