@@ -138,11 +138,19 @@ fn read_capped(file: File, md: Metadata, cap: u64) -> Result<(Vec<u8>, Metadata)
     if md.len() > cap {
         return Err(Refused::TooLarge(md.len()));
     }
-    // Sized from the handle's stat: the file comes in one read and one more that sees the end.
+    // Sized from the handle's stat (and one byte to tell a file that grew past it).
     let mut bytes = Vec::with_capacity(usize::try_from(md.len()).unwrap_or(0) + 1);
-    file.take(cap.saturating_add(1))
+    let mut file = file.take(cap.saturating_add(1));
+    // The size the handle's stat gave is read first, and when all of it came no read is
+    // spent finding the end (a note is one read, not two). Bytes appended since that stat
+    // are left out: they changed the mtime, so the next run reads the file again.
+    (&mut file)
+        .take(md.len())
         .read_to_end(&mut bytes)
         .map_err(Refused::Io)?;
+    if (bytes.len() as u64) < md.len() {
+        file.read_to_end(&mut bytes).map_err(Refused::Io)?;
+    }
     if bytes.len() as u64 > cap {
         return Err(Refused::TooLarge(bytes.len() as u64));
     }

@@ -13,6 +13,10 @@
 //!   and query time, so a 5,000-character word is still findable by its text. (The cut comes
 //!   before accent folding, which can lengthen a few letters: `Þ` → `th`.)
 
+mod chars;
+
+use chars::{ascii_class, Class};
+
 use tantivy::tokenizer::{AsciiFoldingFilter, TextAnalyzer, Token, TokenStream, Tokenizer};
 
 /// Bumped whenever tokenization changes: a stored index of another version is rebuilt.
@@ -93,47 +97,28 @@ impl TokenStream for VaultTokenStream<'_> {
     }
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Class {
-    Word,
-    Cjk,
-    Joiner,
-    Other,
-}
-
+/// The class of `c`: ASCII by a match, the rest from the table ([`chars`]).
 fn class(c: char) -> Class {
     if c.is_ascii() {
-        return match c {
-            'a'..='z' | 'A'..='Z' | '0'..='9' => Class::Word,
-            '-' | '_' | '.' | '\'' => Class::Joiner,
-            _ => Class::Other,
-        };
+        return ascii_class(c);
     }
-    if is_cjk(c) {
-        Class::Cjk
-    } else if c.is_alphanumeric() {
-        Class::Word
-    } else if matches!(c, '-' | '_' | '.' | '\'' | '\u{2019}') {
-        Class::Joiner
+    chars::traits(c).class()
+}
+
+fn is_upper(c: char) -> bool {
+    if c.is_ascii() {
+        c.is_ascii_uppercase()
     } else {
-        Class::Other
+        chars::traits(c).is_upper()
     }
 }
 
-/// Han, kana and Hangul: scripts written without spaces between words (Hangul has spaces, but
-/// bigrams also serve its agglutinated words).
-pub(crate) fn is_cjk(c: char) -> bool {
-    matches!(c as u32,
-        0x3040..=0x30FF   // Hiragana, Katakana
-        | 0x31F0..=0x31FF // Katakana phonetic extensions
-        | 0x3400..=0x4DBF // CJK Extension A
-        | 0x4E00..=0x9FFF // CJK Unified Ideographs
-        | 0xF900..=0xFAFF // CJK Compatibility Ideographs
-        | 0xFF66..=0xFF9F // Halfwidth Katakana
-        | 0x1100..=0x11FF // Hangul Jamo
-        | 0xAC00..=0xD7AF // Hangul syllables
-        | 0x20000..=0x2FFFF // CJK Extensions B–F
-    )
+fn is_lower(c: char) -> bool {
+    if c.is_ascii() {
+        c.is_ascii_lowercase()
+    } else {
+        chars::traits(c).is_lower()
+    }
 }
 
 fn char_at(text: &str, i: usize) -> Option<char> {
@@ -203,10 +188,18 @@ fn push(out: &mut TokenBuf, text: &str, from: usize, to: usize, position: usize,
     t.text.clear();
     // Lowercased here rather than by a filter: one pass, no extra allocation.
     if cut.is_ascii() {
-        t.text
-            .extend(cut.bytes().map(|b| b.to_ascii_lowercase() as char));
+        t.text.push_str(cut);
+        t.text.make_ascii_lowercase();
     } else {
-        t.text.extend(cut.chars().flat_map(char::to_lowercase));
+        for c in cut.chars() {
+            if c.is_ascii() {
+                t.text.push(c.to_ascii_lowercase());
+            } else if chars::traits(c).lowers_to_self() {
+                t.text.push(c);
+            } else {
+                t.text.extend(c.to_lowercase());
+            }
+        }
     }
 }
 
@@ -243,7 +236,7 @@ fn is_single_part(word: &str) -> bool {
     } else {
         word.chars()
             .enumerate()
-            .all(|(k, c)| class(c) != Class::Joiner && (k == 0 || !c.is_uppercase()))
+            .all(|(k, c)| class(c) != Class::Joiner && (k == 0 || !is_upper(c)))
     }
 }
 
@@ -268,10 +261,8 @@ fn word_parts(text: &str, start: usize, end: usize) -> Vec<(usize, usize)> {
             Some(s) => {
                 let prev = word[k - 1].1;
                 let next = word.get(k + 1).map(|&(_, c)| c);
-                let camel = (prev.is_lowercase() && c.is_uppercase())
-                    || (prev.is_uppercase()
-                        && c.is_uppercase()
-                        && next.is_some_and(char::is_lowercase));
+                let camel = (is_lower(prev) && is_upper(c))
+                    || (is_upper(prev) && is_upper(c) && next.is_some_and(is_lower));
                 if camel {
                     parts.push((s, off));
                     part_start = Some(off);

@@ -1,8 +1,10 @@
 //! The documents the indexer writes: a note's (or a canvas's or PDF's text), and the
 //! placeholder of a file that could not be indexed.
 
-use tantivy::TantivyDocument;
+use tantivy::schema::{Field, OwnedValue};
+use tantivy::Document;
 
+use super::budget::Share;
 use super::manifest::{STUB_FAILED, STUB_TOO_LARGE};
 use super::walk::DiskNote;
 use crate::core::FileKind;
@@ -10,10 +12,58 @@ use crate::local::schema::Fields;
 use crate::local::{analyzer, checkpoint, stored};
 use crate::text::note;
 
+/// A document as the indexer hands it to tantivy: its values in the order they were added
+/// (the order a `TantivyDocument` keeps, so the index is the same), owned as they are — a
+/// note's text is moved in, not copied into a `TantivyDocument`'s buffer — and the share of
+/// the build's text budget it holds until tantivy, having indexed it, drops it.
+#[derive(Debug, Default)]
+pub(in crate::local) struct NoteDoc {
+    values: Vec<(Field, OwnedValue)>,
+    share: Option<Share>,
+}
+
+impl NoteDoc {
+    fn add_text(&mut self, field: Field, text: impl Into<String>) {
+        self.values.push((field, OwnedValue::Str(text.into())));
+    }
+
+    fn add_u64(&mut self, field: Field, v: u64) {
+        self.values.push((field, OwnedValue::U64(v)));
+    }
+
+    fn add_i64(&mut self, field: Field, v: i64) {
+        self.values.push((field, OwnedValue::I64(v)));
+    }
+
+    fn add_bytes(&mut self, field: Field, bytes: Vec<u8>) {
+        self.values.push((field, OwnedValue::Bytes(bytes)));
+    }
+
+    /// Holds `share` until the document is dropped.
+    pub(in crate::local) fn hold(&mut self, share: Share) {
+        self.share = Some(share);
+    }
+}
+
+type Values<'a> = std::iter::Map<
+    std::slice::Iter<'a, (Field, OwnedValue)>,
+    fn(&'a (Field, OwnedValue)) -> (Field, &'a OwnedValue),
+>;
+
+impl Document for NoteDoc {
+    type Value<'a> = &'a OwnedValue;
+    type FieldsValuesIter<'a> = Values<'a>;
+
+    fn iter_fields_and_values(&self) -> Values<'_> {
+        self.values.iter().map(|(f, v)| (*f, v))
+    }
+}
+
 /// The path, folders and kind of a file: what every document has.
-fn file_document(fields: &Fields, note: &DiskNote, kind: FileKind) -> TantivyDocument {
-    let mut doc = TantivyDocument::default();
-    doc.add_text(fields.path, &note.rel);
+fn file_document(fields: &Fields, note: &DiskNote, kind: FileKind) -> NoteDoc {
+    let mut doc = NoteDoc::default();
+    doc.values.reserve(16);
+    doc.add_text(fields.path, note.rel.as_str());
     let mut folder = String::new();
     let segments: Vec<&str> = note.rel.split('/').collect();
     for seg in &segments[..segments.len().saturating_sub(1)] {
@@ -21,7 +71,7 @@ fn file_document(fields: &Fields, note: &DiskNote, kind: FileKind) -> TantivyDoc
             folder.push('/');
         }
         folder.push_str(seg);
-        doc.add_text(fields.folders, &folder);
+        doc.add_text(fields.folders, folder.as_str());
     }
     doc.add_text(fields.ext, kind.ext());
     doc.add_u64(fields.size, note.size);
@@ -38,7 +88,7 @@ pub(in crate::local) fn placeholder(
     reason: &str,
     hash: &[u8; 32],
     too_large: bool,
-) -> TantivyDocument {
+) -> NoteDoc {
     let mut doc = file_document(fields, note, kind);
     doc.add_text(fields.skipped, stored::PLACEHOLDER);
     doc.add_u64(
@@ -50,20 +100,20 @@ pub(in crate::local) fn placeholder(
         },
     );
     doc.add_text(fields.skip_reason, reason);
-    doc.add_bytes(fields.hash, hash.as_slice());
+    doc.add_bytes(fields.hash, hash.to_vec());
     doc
 }
 
-/// The index document of one note, or of a canvas's or PDF's text.
+/// The index document of one note, or of a canvas's or PDF's text (moved into it).
 pub(in crate::local) fn note_document(
     fields: &Fields,
     note: &DiskNote,
     kind: FileKind,
-    text: &str,
+    text: String,
     exact: bool,
     hash: &[u8; 32],
-) -> TantivyDocument {
-    let meta = note::parse(text);
+) -> NoteDoc {
+    let meta = note::parse(&text);
     let mut doc = file_document(fields, note, kind);
     let file_name = note.rel.rsplit('/').next().unwrap_or("");
     doc.add_text(fields.title, kind.strip(file_name));
@@ -88,12 +138,16 @@ pub(in crate::local) fn note_document(
     if !headings.is_empty() {
         doc.add_text(fields.headings, headings.join("\n"));
     }
+    let table = checkpoint::checkpoints(
+        &mut analyzer::text_analyzer(),
+        &text,
+        meta.body_start,
+        exact,
+    );
     doc.add_text(fields.body, text);
-    doc.add_bytes(fields.hash, hash.as_slice());
-    let table =
-        checkpoint::checkpoints(&mut analyzer::text_analyzer(), text, meta.body_start, exact);
+    doc.add_bytes(fields.hash, hash.to_vec());
     if !table.is_empty() {
-        doc.add_bytes(fields.checkpoints, table.as_slice());
+        doc.add_bytes(fields.checkpoints, table);
     }
     doc
 }

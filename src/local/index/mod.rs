@@ -1,5 +1,6 @@
 //! The index-writing side: [`walk`] lists the vault, [`manifest`] is what the index knows,
-//! [`plan`] is their difference, [`write`] commits it, [`refresh`] ties those together once;
+//! [`plan`] is their difference, [`write`] commits it ([`budget`] bounds the text it holds,
+//! [`merge`] says when segments are merged), [`refresh`] ties those together once;
 //! [`read`] reads a file within its cap, [`document`] is what the index stores of it;
 //! [`intact`] checks a commit's files against their checksums before one is trusted;
 //! [`store`] owns the index directory and the writer lock, [`private`] refuses one that is
@@ -7,12 +8,14 @@
 //! cache, else a child process under limits) and [`pdf`] is what that child runs. Nothing here
 //! imports the search side.
 
+mod budget;
 mod document;
 pub(crate) mod extract;
 mod intact;
 #[cfg(windows)]
 mod job;
 mod manifest;
+mod merge;
 pub(crate) mod pdf;
 mod placeholder;
 mod plan;

@@ -9,8 +9,10 @@ use anyhow::{Context, Result};
 use tantivy::indexer::{NoMergePolicy, UserOperation};
 use tantivy::{Index, IndexWriter, Term};
 
-use super::document::{note_document, placeholder};
+use super::budget::Budget;
+use super::document::{note_document, placeholder, NoteDoc};
 use super::extract::{Extractor, Outcome};
+use super::merge::maybe_merge;
 use super::plan::{Plan, Upsert};
 use super::read::{decode, kind_of, read_capped, Unread};
 use super::store::{self, Payload};
@@ -18,16 +20,17 @@ use crate::core::{Caps, FileKind, IndexProgress, IndexReport, Limits, SkippedFil
 use crate::local::schema::{self, Fields};
 use crate::text::{canvas, parts};
 
-/// Merge when a commit leaves more segments than this.
-const MAX_SEGMENTS: usize = 8;
-/// Merge when more than this share of the documents are deleted.
-const MAX_DELETED_RATIO: f64 = 0.2;
 /// Writer heap for a full build (split across the indexing threads).
 const BUILD_HEAP_BYTES: usize = 96 * 1024 * 1024;
 /// Notes handed to tantivy per batch.
 const WRITE_BATCH: usize = 64;
 /// Writer heap for an incremental update (few documents).
 const UPDATE_HEAP_BYTES: usize = 32 * 1024 * 1024;
+/// Note text read but not yet indexed, at most (see [`Budget`]).
+const TEXT_IN_FLIGHT_BYTES: u64 = 24 * 1024 * 1024;
+/// What a document costs besides its text, as the budget counts it (its values, each in an
+/// allocation of its own).
+const DOC_OVERHEAD_BYTES: u64 = 1024;
 
 /// Where and how a plan is written.
 #[derive(Debug, Clone, Copy)]
@@ -94,11 +97,13 @@ pub(in crate::local) fn write(
     // Reading, hashing, parsing and building documents runs on every core; tantivy's own
     // indexing threads take the documents from there. A note's delete and add come from the
     // same thread in that order, which is all tantivy's opstamps need.
+    let budget = Budget::new(TEXT_IN_FLIGHT_BYTES);
     let ctx = Ctx {
         fields,
         vault,
         caps,
         extractor: extractor.as_ref(),
+        budget: &budget,
     };
     let tallies = prepare_in_threads(&writer, &ctx, plan.upserts, total, progress);
     progress.committing();
@@ -148,7 +153,7 @@ pub(in crate::local) fn write(
 /// Reads, hashes and parses the notes to write on up to four threads, each handing its
 /// documents to `writer`; what each thread did.
 fn prepare_in_threads(
-    writer: &IndexWriter,
+    writer: &IndexWriter<NoteDoc>,
     ctx: &Ctx<'_>,
     upserts: Vec<Upsert>,
     total: u64,
@@ -181,6 +186,8 @@ fn prepare_in_threads(
                             writer
                                 .run(std::mem::take(&mut ops))
                                 .context("adding notes to the index")?;
+                            // Nothing unsent: the one moment a thread may wait for tantivy.
+                            ctx.budget.wait();
                         }
                     }
                     writer.run(ops).context("adding notes to the index")?;
@@ -199,7 +206,7 @@ fn prepare_in_threads(
 }
 
 /// Commits with the run's payload, then merges small segments.
-fn commit(index: &Index, mut writer: IndexWriter, payload: &Payload) -> Result<()> {
+fn commit(index: &Index, mut writer: IndexWriter<NoteDoc>, payload: &Payload) -> Result<()> {
     let payload_json = serde_json::to_string(payload)?;
     let mut prepared = writer
         .prepare_commit()
@@ -234,6 +241,7 @@ struct Ctx<'a> {
     vault: &'a Path,
     caps: Caps,
     extractor: Option<&'a Extractor<'a>>,
+    budget: &'a std::sync::Arc<Budget>,
 }
 
 /// What a file's document holds.
@@ -248,11 +256,11 @@ enum Content {
 
 /// Reads (if needed) and hashes one file, and queues its delete (when it replaces one) and its
 /// add, in that order.
-fn prepare_one(ctx: &Ctx<'_>, up: Upsert, t: &mut Tally, ops: &mut Vec<UserOperation>) {
+fn prepare_one(ctx: &Ctx<'_>, up: Upsert, t: &mut Tally, ops: &mut Vec<UserOperation<NoteDoc>>) {
     let fields = ctx.fields;
     let kind = kind_of(&up.note.rel);
     let cap = ctx.caps.max_bytes(kind);
-    let delete = |ops: &mut Vec<UserOperation>| {
+    let delete = |ops: &mut Vec<UserOperation<NoteDoc>>| {
         ops.push(UserOperation::Delete(Term::from_field_text(
             fields.path,
             &up.note.rel,
@@ -308,9 +316,13 @@ fn prepare_one(ctx: &Ctx<'_>, up: Upsert, t: &mut Tally, ops: &mut Vec<UserOpera
     if up.replaces {
         delete(ops);
     }
-    let doc = match &content {
+    let failed = matches!(content, Content::Failed(_));
+    let doc = match content {
         Content::Text(text, exact) => {
-            note_document(fields, &up.note, kind, text, *exact, hash.as_bytes())
+            let share = ctx.budget.take(text.len() as u64 + DOC_OVERHEAD_BYTES);
+            let mut doc = note_document(fields, &up.note, kind, text, exact, hash.as_bytes());
+            doc.hold(share);
+            doc
         }
         Content::Failed(reason) => {
             t.skipped.push(SkippedFile {
@@ -319,11 +331,11 @@ fn prepare_one(ctx: &Ctx<'_>, up: Upsert, t: &mut Tally, ops: &mut Vec<UserOpera
             });
             // A document that turns into a placeholder leaves the notes.
             t.removed += u64::from(up.replaces && !up.was_skipped);
-            placeholder(fields, &up.note, kind, reason, hash.as_bytes(), false)
+            placeholder(fields, &up.note, kind, &reason, hash.as_bytes(), false)
         }
     };
     ops.push(UserOperation::Add(doc));
-    if matches!(content, Content::Failed(_)) {
+    if failed {
         return;
     }
     // A file that replaces its placeholder is new to the index.
@@ -334,7 +346,7 @@ fn prepare_one(ctx: &Ctx<'_>, up: Upsert, t: &mut Tally, ops: &mut Vec<UserOpera
     }
 }
 
-fn new_writer(index: &Index, heap: usize) -> Result<IndexWriter> {
+fn new_writer(index: &Index, heap: usize) -> Result<IndexWriter<NoteDoc>> {
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .clamp(1, 2);
@@ -343,64 +355,11 @@ fn new_writer(index: &Index, heap: usize) -> Result<IndexWriter> {
     } else {
         threads
     };
-    let w: IndexWriter = index
+    let w: IndexWriter<NoteDoc> = index
         .writer_with_num_threads(threads, heap)
         .context("cannot open the index for writing")?;
     w.set_merge_policy(Box::new(NoMergePolicy));
     Ok(w)
-}
-
-/// Merges when segments pile up (the small ones, see [`small_tail`]) or too many documents are
-/// deleted (all).
-fn maybe_merge(index: &Index, writer: &mut IndexWriter) -> Result<()> {
-    let metas = index
-        .searchable_segment_metas()
-        .context("listing index segments")?;
-    let max_doc: u64 = metas.iter().map(|m| u64::from(m.max_doc())).sum();
-    let deleted: u64 = metas.iter().map(|m| u64::from(m.num_deleted_docs())).sum();
-    let ratio = if max_doc == 0 {
-        0.0
-    } else {
-        deleted as f64 / max_doc as f64
-    };
-    let mut ids: Vec<_> = if ratio > MAX_DELETED_RATIO {
-        metas.iter().map(|m| m.id()).collect()
-    } else if metas.len() > MAX_SEGMENTS {
-        let sizes: Vec<u64> = metas.iter().map(|m| u64::from(m.num_docs())).collect();
-        small_tail(&sizes)
-            .into_iter()
-            .map(|i| metas[i].id())
-            .collect()
-    } else {
-        Vec::new()
-    };
-    if ids.len() >= 2 || (ids.len() == 1 && deleted > 0) {
-        ids.sort();
-        writer
-            .merge(&ids)
-            .wait()
-            .context("merging index segments")?;
-        let _ = writer.garbage_collect_files().wait();
-    }
-    Ok(())
-}
-
-/// Which segments to merge (indexes into `sizes`, documents per segment): the smallest ones,
-/// at least two, and then each next one as long as it is no larger than those taken so far.
-/// So a merge rewrites about as much as the updates added since the last one, never a large
-/// segment for a few new notes: after a full build, the first save at 100,000 notes used to
-/// rewrite 23,000 notes (3.6 s) and then again every seventh save (+0.4 s).
-fn small_tail(sizes: &[u64]) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..sizes.len()).collect();
-    order.sort_by_key(|&i| sizes[i]);
-    let mut take = 2.min(order.len());
-    let mut sum: u64 = order[..take].iter().map(|&i| sizes[i]).sum();
-    while take < order.len() && sizes[order[take]] <= sum {
-        sum += sizes[order[take]];
-        take += 1;
-    }
-    order.truncate(take);
-    order
 }
 
 /// A file too large to read: a placeholder (no hash: it changes with the size).
@@ -409,7 +368,7 @@ fn placeholder_or_skip(
     kind: FileKind,
     reason: String,
     t: &mut Tally,
-    ops: &mut Vec<UserOperation>,
+    ops: &mut Vec<UserOperation<NoteDoc>>,
     fields: &Fields,
 ) {
     if up.replaces {
@@ -425,60 +384,4 @@ fn placeholder_or_skip(
     ops.push(UserOperation::Add(placeholder(
         fields, &up.note, kind, &reason, &[0; 32], true,
     )));
-}
-
-#[cfg(test)]
-mod tests {
-    use super::small_tail;
-
-    fn sizes_of(sizes: &[u64], picked: Vec<usize>) -> Vec<u64> {
-        let mut v: Vec<u64> = picked.into_iter().map(|i| sizes[i]).collect();
-        v.sort_unstable();
-        v
-    }
-
-    #[test]
-    fn a_merge_takes_the_small_segments_not_the_large_ones() {
-        // Two large segments, two middling, five of one note each: the five are merged.
-        let sizes = [76_707, 1, 23_310, 1, 500, 1, 100, 1, 1];
-        assert_eq!(sizes_of(&sizes, small_tail(&sizes)), [1, 1, 1, 1, 1]);
-        // The next one joins when it is no larger than what is taken so far.
-        let sizes = [9, 1, 1, 2, 4, 100];
-        assert_eq!(sizes_of(&sizes, small_tail(&sizes)), [1, 1, 2, 4]);
-        // Always at least the two smallest.
-        let sizes = [1_000, 5, 7];
-        assert_eq!(sizes_of(&sizes, small_tail(&sizes)), [5, 7]);
-        // Equal segments all merge.
-        let sizes = [3; 9];
-        assert_eq!(small_tail(&sizes).len(), 9);
-    }
-
-    #[test]
-    fn repeated_small_commits_keep_few_segments_and_small_merges() {
-        // One large segment, then single-note commits, merging as `maybe_merge` does.
-        let mut segs: Vec<u64> = vec![100_000];
-        let mut rewritten_max = 0;
-        for _ in 0..1_000 {
-            segs.push(1);
-            if segs.len() > super::MAX_SEGMENTS {
-                let mut picked = small_tail(&segs);
-                let merged: u64 = picked.iter().map(|&i| segs[i]).sum();
-                rewritten_max = rewritten_max.max(merged);
-                picked.sort_unstable_by(|a, b| b.cmp(a));
-                for i in picked {
-                    segs.remove(i);
-                }
-                segs.push(merged);
-            }
-            assert!(segs.len() <= super::MAX_SEGMENTS);
-        }
-        assert!(
-            segs.contains(&100_000),
-            "the large segment is never rewritten"
-        );
-        assert!(
-            rewritten_max < 1_000,
-            "a merge rewrote {rewritten_max} notes"
-        );
-    }
 }
