@@ -83,6 +83,15 @@ pub fn index(opts: &IndexOptions) -> Result<IndexReport> {
     local::index(opts, &crate::core::NoProgress)
 }
 
+/// Updates the local index for the files at `paths` (relative to the vault) alone, without
+/// walking the vault: for a caller that watches the vault itself (what `serve` does with its
+/// file-system events). Each path is stat'ed and compared as the walk of [`index()`] would,
+/// under the same rules; a path naming a folder, or anything the paths can't settle, makes it
+/// run [`index()`] instead. `skipped_files` names only what these paths skipped.
+pub fn index_paths(opts: &IndexOptions, paths: &[std::path::PathBuf]) -> Result<IndexReport> {
+    local::index_paths(opts, paths)
+}
+
 /// [`index()`], reporting each written note to `progress` (a front-end's progress bar).
 pub fn index_with_progress(
     opts: &IndexOptions,

@@ -100,6 +100,35 @@ pub(crate) fn index(opts: &IndexOptions, progress: &dyn IndexProgress) -> Result
     Ok(finished(report, started))
 }
 
+/// Updates the index for the vault-relative `paths` a file watcher saw change, without
+/// walking the vault; falls back to [`index`] (the walk) for whatever the paths can't tell
+/// (a folder, new caps, an unreadable path) and on any failure, so a damaged index is rebuilt
+/// as there.
+pub(crate) fn index_paths(
+    opts: &IndexOptions,
+    paths: &[std::path::PathBuf],
+) -> Result<IndexReport> {
+    let started = Instant::now();
+    let store = Store::new(&opts.cache_dir, &opts.vault);
+    store.ensure_root()?;
+    let Some(lock) = store.try_lock()? else {
+        return Ok(IndexReport {
+            busy: true,
+            index_dir: store.root.display().to_string(),
+            ..IndexReport::default()
+        });
+    };
+    let limits = opts.limits();
+    let updated =
+        quiet::catch(|| index::refresh_paths::update(&store, &lock, &opts.vault, limits, paths));
+    if let Ok(Ok(Ok(report))) = updated {
+        return Ok(finished(report, started));
+    }
+    // The walk takes the lock itself.
+    drop(lock);
+    index(opts, &crate::core::NoProgress)
+}
+
 fn finished(mut report: IndexReport, started: Instant) -> IndexReport {
     report.elapsed_seconds = round_to(started.elapsed().as_secs_f64(), 3);
     report

@@ -18,6 +18,7 @@
 //! safe too: every update commits atomically and the next start's walk converges.
 
 pub(crate) mod cors;
+mod events;
 pub(crate) mod http;
 pub(crate) mod omniquery;
 pub(crate) mod omnishape;

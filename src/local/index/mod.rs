@@ -1,5 +1,6 @@
 //! The index-writing side: [`walk`] lists the vault, [`manifest`] is what the index knows,
-//! [`plan`] is their difference, [`write`] commits it, [`refresh`] ties those together once;
+//! [`plan`] is their difference, [`write`] commits it, [`refresh`] ties those together once
+//! ([`refresh_paths`] for the few paths a watcher names);
 //! [`read`] reads a file within its cap, [`document`] is what the index stores of it;
 //! [`intact`] checks a commit's files against their checksums before one is trusted;
 //! [`store`] owns the index directory and the writer lock, [`private`] refuses one that is
@@ -16,6 +17,7 @@ mod plan;
 mod private;
 mod read;
 pub(in crate::local) mod refresh;
+pub(in crate::local) mod refresh_paths;
 pub(crate) mod store;
 mod walk;
 mod write;
