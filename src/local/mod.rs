@@ -19,6 +19,7 @@ pub(crate) mod analyzer;
 mod checkpoint;
 mod fresh;
 mod index;
+mod kept;
 pub(crate) mod liveness;
 mod quiet;
 pub(crate) mod schema;
@@ -27,6 +28,7 @@ mod stored;
 mod weights;
 
 pub(crate) use fresh::LocalAnswer;
+pub(crate) use kept::Kept;
 
 use std::time::Instant;
 
@@ -232,6 +234,15 @@ pub(crate) fn search(opts: &SearchOptions) -> Result<LocalAnswer> {
     warnings.append(&mut answer.warnings);
     answer.warnings = warnings;
     Ok(answer)
+}
+
+/// [`search`], answered from `kept` when it can be (a search without a refresh of its vault):
+/// no reopening of the index per search.
+pub(crate) fn search_kept(kept: &Kept, opts: &SearchOptions) -> Result<LocalAnswer> {
+    match kept.search(opts) {
+        Some(answer) => Ok(answer),
+        None => search(opts),
+    }
 }
 
 /// Builds, on a spare core, what tantivy builds once per process the first time a query reads

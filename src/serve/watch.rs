@@ -73,8 +73,9 @@ pub(crate) fn run(
     state: &Arc<Mutex<WatchState>>,
     stop: &Arc<AtomicBool>,
     warn: &dyn Fn(&str),
+    updated: &dyn Fn(),
 ) -> Result<()> {
-    let mut pass = Pass::start(cfg, beacon, state, warn);
+    let mut pass = Pass::start(cfg, beacon, state, warn, updated);
     let mut stop_seen: Option<Instant> = None;
     loop {
         let stopping = stop.load(Ordering::SeqCst);
@@ -106,6 +107,8 @@ struct Pass<'a> {
     cfg: &'a WatchConfig,
     state: &'a Arc<Mutex<WatchState>>,
     warn: &'a dyn Fn(&str),
+    /// Called after each update that ran.
+    updated: &'a dyn Fn(),
     store: Store,
     beacon: Option<Beacon>,
     overflow: Arc<AtomicBool>,
@@ -134,6 +137,7 @@ impl<'a> Pass<'a> {
         beacon: Beacon,
         state: &'a Arc<Mutex<WatchState>>,
         warn: &'a dyn Fn(&str),
+        updated: &'a dyn Fn(),
     ) -> Pass<'a> {
         let overflow = Arc::new(AtomicBool::new(false));
         let (tx, rx) = mpsc::sync_channel::<Signal>(QUEUE);
@@ -156,6 +160,7 @@ impl<'a> Pass<'a> {
             cfg,
             state,
             warn,
+            updated,
             store: Store::new(&cfg.cache_dir, &cfg.vault),
             beacon: Some(beacon),
             overflow,
@@ -215,6 +220,7 @@ impl<'a> Pass<'a> {
         crate::heap::release_free_memory();
         match updated {
             Ok(Some(notes)) => {
+                (self.updated)();
                 let mut st = lock(self.state);
                 st.notes = notes;
                 st.last_update_ns = Some(now_ns());
