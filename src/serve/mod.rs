@@ -20,6 +20,7 @@
 pub(crate) mod cors;
 mod events;
 pub(crate) mod http;
+mod notes;
 pub(crate) mod omniquery;
 pub(crate) mod omnishape;
 pub(crate) mod percent;
@@ -104,6 +105,7 @@ pub(crate) fn run(opts: ServeOptions) -> Result<()> {
     let index = Arc::new(crate::OpenIndex::new(&opts.vault, &opts.cache_dir));
     let app = Arc::new(App {
         index: Arc::clone(&index),
+        notes: notes::Notes::default(),
         vault: opts.vault.clone(),
         cache_dir: opts.cache_dir.clone(),
         port,
@@ -148,6 +150,8 @@ fn install_signals(stop: &Arc<AtomicBool>) -> Result<()> {
 struct App {
     /// Opened once per commit, not per request.
     index: Arc<crate::OpenIndex>,
+    /// The hit notes of recent answers, read once per file state.
+    notes: notes::Notes,
     vault: PathBuf,
     cache_dir: PathBuf,
     port: u16,
@@ -225,7 +229,7 @@ impl App {
         let opts = self.options(q, OMNI_LIMIT, Scope::default(), false);
         match self.index.search(&opts) {
             Ok(r) => {
-                let out = omnishape::convert(&self.vault, q, r.results);
+                let out = omnishape::convert(&self.vault, q, r.results, &self.notes);
                 Response::json(200, serde_json::to_vec(&out).unwrap_or_default())
             }
             Err(e) => Response::error(500, &format!("{e:#}")),
