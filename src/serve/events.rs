@@ -170,4 +170,23 @@ mod tests {
         // Spelled differently (a resolved symlink): unknown, so it counts.
         assert!(ev.relevant(&created("real/top/.vaults/work/note.md")));
     }
+
+    #[test]
+    fn event_paths_are_kept_for_the_update() {
+        let mut ev = events("v", "c");
+        let mut last = Instant::now();
+        let mut note = |ev: &mut Events, p: &str| ev.note(Signal::Event(Ok(created(p))), &mut last);
+        assert!(note(&mut ev, "v/a/note.md"));
+        // A dot-file the walk lists is a note; an editor's swap file is not.
+        assert!(note(&mut ev, "v/a/.draft.md"));
+        assert!(!note(&mut ev, "v/a/.note.md.swp"));
+        assert!(!ev.changes.walks());
+        let kept: Vec<_> = ev.changes.paths.iter().cloned().collect();
+        assert_eq!(
+            kept,
+            [PathBuf::from("a/.draft.md"), PathBuf::from("a/note.md")]
+        );
+        assert!(note(&mut ev, "v/.obsidian/app.json"));
+        assert!(ev.changes.walks());
+    }
 }
