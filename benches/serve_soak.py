@@ -3,8 +3,12 @@
 10,000 requests and 3 x 10,000 file changes.
 
 usage: benches/serve_soak.py PATH/vault-search VAULT
+       benches/serve_soak.py PATH/vault-search VAULT --saves-only CACHE_DIR [N]
 
 VAULT is copied to a temporary directory first (the changes append lines to its notes).
+With --saves-only, only the save latency is measured (N saves, 20 by default), on VAULT itself
+with the index already in CACHE_DIR (a 100,000-note vault need not be copied and indexed again
+per binary); the notes it writes are removed afterwards.
 """
 import http.client
 import os
@@ -16,11 +20,16 @@ import tempfile
 import time
 
 
-def main(binary, src):
+def main(binary, src, cache=None, saves=20):
     root = tempfile.mkdtemp()
-    vault = os.path.join(root, "vault")
-    shutil.copytree(src, vault)
-    p = subprocess.Popen([binary, "--vault", vault, "--cache-dir", os.path.join(root, "cache"),
+    if cache is None:
+        vault = os.path.join(root, "vault")
+        shutil.copytree(src, vault)
+        cache = os.path.join(root, "cache")
+    else:
+        vault = src
+    tag = f"{os.getpid()}-{int(time.time())}"
+    p = subprocess.Popen([binary, "--vault", vault, "--cache-dir", cache,
                           "serve", "--port", "0"], stderr=subprocess.PIPE, text=True)
     port = int(p.stderr.readline().split("127.0.0.1:")[1].split("/")[0])
 
@@ -42,16 +51,22 @@ def main(binary, src):
         while b'"caught_up":true' not in get("/health"):
             time.sleep(0.1)
         lat = []
-        for i in range(20):
+        for i in range(saves):
+            name = f"soak-new-{tag}-{i}.md"
             t = time.perf_counter()
-            with open(os.path.join(vault, f"soak-new-{i}.md"), "w") as f:
+            with open(os.path.join(vault, name), "w") as f:
                 f.write(f"# note\nzqxmarker{i}\n")
-            while f"soak-new-{i}.md".encode() not in get(f"/search?q=zqxmarker{i}"):
+            while name.encode() not in get(f"/search?q=zqxmarker{i}"):
                 time.sleep(0.005)
             lat.append((time.perf_counter() - t) * 1000)
             time.sleep(0.3)
         lat.sort()
-        print(f"save -> in /search: median {statistics.median(lat):.0f} ms, max {lat[-1]:.0f} ms (20 saves)")
+        print(f"save -> in /search: median {statistics.median(lat):.0f} ms, "
+              f"p90 {lat[int(len(lat) * 0.9)]:.0f} ms, max {lat[-1]:.0f} ms ({saves} saves)")
+        if src == vault:
+            for i in range(saves):
+                os.remove(os.path.join(vault, f"soak-new-{tag}-{i}.md"))
+            return
 
         print("start:", rss())
         queries = ["tar", "git", "sqlite", "compress%20archive", "network%20interface", "ssh%20key"]
@@ -78,4 +93,7 @@ def main(binary, src):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2])
+    if len(sys.argv) > 3 and sys.argv[3] == "--saves-only":
+        main(sys.argv[1], sys.argv[2], sys.argv[4], int(sys.argv[5]) if len(sys.argv) > 5 else 20)
+    else:
+        main(sys.argv[1], sys.argv[2])

@@ -29,6 +29,19 @@ pub(crate) fn search(opts: &SearchOptions) -> Result<SearchResponse> {
     run(opts, None)
 }
 
+/// [`search`] with the local index kept open: a local search without a refresh answers from
+/// `kept` instead of opening the index.
+pub(crate) fn search_kept(opts: &SearchOptions, kept: &local::Kept) -> Result<SearchResponse> {
+    if !matches!(opts.source, Source::Local) {
+        return run(opts, None);
+    }
+    let started = Instant::now();
+    let opts = &respelled(opts);
+    let mut response = empty_response(opts);
+    fill_local(&mut response, local::search_kept(kept, opts)?);
+    Ok(finish(response, started.elapsed()))
+}
+
 /// Omnisearch asked ahead of an `auto` search, by a caller that would rather not wait for the
 /// local index to be built.
 #[cfg(feature = "mcp")]
@@ -223,13 +236,16 @@ fn reason(e: EngineError) -> String {
 }
 
 fn use_local(opts: &SearchOptions, response: &mut SearchResponse) -> Result<()> {
-    let local = local::search(opts)?;
+    fill_local(response, local::search(opts)?);
+    Ok(())
+}
+
+fn fill_local(response: &mut SearchResponse, local: local::LocalAnswer) {
     response.engine = ENGINE_LOCAL.into();
     response.results = local.hits;
     response.stale = local.stale;
     response.watched = local.watched;
     response.warnings.extend(local.warnings);
-    Ok(())
 }
 
 /// Puts two answers side by side: overlap@k with k = the shorter list.

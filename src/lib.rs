@@ -78,10 +78,49 @@ pub fn search(opts: &SearchOptions) -> Result<SearchResponse> {
     dispatch::search(opts)
 }
 
+/// A vault's local index held open between searches, for a process that answers many (what
+/// `serve` keeps): [`OpenIndex::search`] is [`search()`], except that a local search without
+/// a refresh (`source: Local`, `refresh: false`, this vault and cache directory) answers from
+/// a reader opened once per commit instead of opening the index (and checking its files) each
+/// time. A new commit is picked up by the next search, or at once with
+/// [`OpenIndex::reload`].
+#[derive(Debug)]
+pub struct OpenIndex {
+    kept: local::Kept,
+}
+
+impl OpenIndex {
+    /// The index of `vault` below `cache_dir`; nothing is opened before the first search.
+    pub fn new(vault: &Path, cache_dir: &Path) -> OpenIndex {
+        OpenIndex {
+            kept: local::Kept::new(vault, cache_dir),
+        }
+    }
+
+    /// Runs one search as [`search()`] does.
+    pub fn search(&self, opts: &SearchOptions) -> Result<SearchResponse> {
+        dispatch::search_kept(opts, &self.kept)
+    }
+
+    /// Picks up the last commit now (after an update), so the next search does not wait for it.
+    pub fn reload(&self) {
+        self.kept.refresh();
+    }
+}
+
 /// Builds or updates the local index of a vault (what `vault-search index` does). When another
 /// process is indexing, returns at once with `busy: true`.
 pub fn index(opts: &IndexOptions) -> Result<IndexReport> {
     local::index(opts, &crate::core::NoProgress)
+}
+
+/// Updates the local index for the files at `paths` (relative to the vault) alone, without
+/// walking the vault: for a caller that watches the vault itself (what `serve` does with its
+/// file-system events). Each path is stat'ed and compared as the walk of [`index()`] would,
+/// under the same rules; a path naming a folder, or anything the paths can't settle, makes it
+/// run [`index()`] instead. `skipped_files` names only what these paths skipped.
+pub fn index_paths(opts: &IndexOptions, paths: &[std::path::PathBuf]) -> Result<IndexReport> {
+    local::index_paths(opts, paths)
 }
 
 /// [`index()`], reporting each written note to `progress` (a front-end's progress bar).

@@ -19,6 +19,7 @@ pub(crate) mod analyzer;
 mod checkpoint;
 mod fresh;
 mod index;
+mod kept;
 pub(crate) mod liveness;
 mod quiet;
 pub(crate) mod schema;
@@ -27,6 +28,7 @@ mod stored;
 mod weights;
 
 pub(crate) use fresh::LocalAnswer;
+pub(crate) use kept::Kept;
 
 use std::time::Instant;
 
@@ -98,6 +100,35 @@ pub(crate) fn index(opts: &IndexOptions, progress: &dyn IndexProgress) -> Result
         .warnings
         .insert(0, format!("rebuilding the index (it failed: {why})"));
     Ok(finished(report, started))
+}
+
+/// Updates the index for the vault-relative `paths` a file watcher saw change, without
+/// walking the vault; falls back to [`index`] (the walk) for whatever the paths can't tell
+/// (a folder, new caps, an unreadable path) and on any failure, so a damaged index is rebuilt
+/// as there.
+pub(crate) fn index_paths(
+    opts: &IndexOptions,
+    paths: &[std::path::PathBuf],
+) -> Result<IndexReport> {
+    let started = Instant::now();
+    let store = Store::new(&opts.cache_dir, &opts.vault);
+    store.ensure_root()?;
+    let Some(lock) = store.try_lock()? else {
+        return Ok(IndexReport {
+            busy: true,
+            index_dir: store.root.display().to_string(),
+            ..IndexReport::default()
+        });
+    };
+    let limits = opts.limits();
+    let updated =
+        quiet::catch(|| index::refresh_paths::update(&store, &lock, &opts.vault, limits, paths));
+    if let Ok(Ok(Ok(report))) = updated {
+        return Ok(finished(report, started));
+    }
+    // The walk takes the lock itself.
+    drop(lock);
+    index(opts, &crate::core::NoProgress)
 }
 
 fn finished(mut report: IndexReport, started: Instant) -> IndexReport {
@@ -203,6 +234,15 @@ pub(crate) fn search(opts: &SearchOptions) -> Result<LocalAnswer> {
     warnings.append(&mut answer.warnings);
     answer.warnings = warnings;
     Ok(answer)
+}
+
+/// [`search`], answered from `kept` when it can be (a search without a refresh of its vault):
+/// no reopening of the index per search.
+pub(crate) fn search_kept(kept: &Kept, opts: &SearchOptions) -> Result<LocalAnswer> {
+    match kept.search(opts) {
+        Some(answer) => Ok(answer),
+        None => search(opts),
+    }
 }
 
 /// Builds, on a spare core, what tantivy builds once per process the first time a query reads

@@ -18,7 +18,9 @@
 //! safe too: every update commits atomically and the next start's walk converges.
 
 pub(crate) mod cors;
+mod events;
 pub(crate) mod http;
+mod notes;
 pub(crate) mod omniquery;
 pub(crate) mod omnishape;
 pub(crate) mod percent;
@@ -100,7 +102,10 @@ pub(crate) fn run(opts: ServeOptions) -> Result<()> {
     install_signals(&stop)?;
 
     let state = Arc::new(Mutex::new(WatchState::default()));
+    let index = Arc::new(crate::OpenIndex::new(&opts.vault, &opts.cache_dir));
     let app = Arc::new(App {
+        index: Arc::clone(&index),
+        notes: notes::Notes::default(),
         vault: opts.vault.clone(),
         cache_dir: opts.cache_dir.clone(),
         port,
@@ -122,9 +127,9 @@ pub(crate) fn run(opts: ServeOptions) -> Result<()> {
         rescan_every: opts.rescan_every,
         pdf: opts.pdf,
     };
-    watch::run(&cfg, beacon, &state, &stop, &|msg| {
-        eprintln!("vault-search: {msg}")
-    })?;
+    let warn = |msg: &str| eprintln!("vault-search: {msg}");
+    // Searches see each commit as soon as it is made, not when the next request opens it.
+    watch::run(&cfg, beacon, &state, &stop, &warn, &|| index.reload())?;
     eprintln!("vault-search: stopped");
     Ok(())
 }
@@ -143,6 +148,10 @@ fn install_signals(stop: &Arc<AtomicBool>) -> Result<()> {
 }
 
 struct App {
+    /// Opened once per commit, not per request.
+    index: Arc<crate::OpenIndex>,
+    /// The hit notes of recent answers, read once per file state.
+    notes: notes::Notes,
     vault: PathBuf,
     cache_dir: PathBuf,
     port: u16,
@@ -218,9 +227,9 @@ impl App {
             return Response::json(200, b"[]".to_vec());
         }
         let opts = self.options(q, OMNI_LIMIT, Scope::default(), false);
-        match crate::search(&opts) {
+        match self.index.search(&opts) {
             Ok(r) => {
-                let out = omnishape::convert(&self.vault, q, r.results);
+                let out = omnishape::convert(&self.vault, q, r.results, &self.notes);
                 Response::json(200, serde_json::to_vec(&out).unwrap_or_default())
             }
             Err(e) => Response::error(500, &format!("{e:#}")),
@@ -245,7 +254,7 @@ impl App {
         };
         let include_ignored = matches!(req.param("include_ignored"), Some("1" | "true"));
         let opts = self.options(q, limit, scope, include_ignored);
-        match crate::search(&opts) {
+        match self.index.search(&opts) {
             Ok(mut r) => {
                 r.results
                     .retain(|h| crate::omnisearch::is_safe_relative(&h.path));

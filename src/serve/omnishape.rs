@@ -16,6 +16,7 @@ use std::path::Path;
 
 use tantivy::tokenizer::TokenStream;
 
+use super::notes::{Note, Notes};
 use super::omniquery::OmniQuery;
 use crate::core::FileKind;
 use crate::local::analyzer;
@@ -32,7 +33,13 @@ const EXCERPT_BEFORE: usize = 100;
 const EXCERPT_AFTER: usize = 300;
 
 /// Converts local hits for the query `q`; a hit whose path would leave the vault is dropped.
-pub(crate) fn convert(vault: &Path, q: &str, hits: Vec<SearchHit>) -> Vec<OmniResult> {
+/// The hit notes are read through `notes`.
+pub(crate) fn convert(
+    vault: &Path,
+    q: &str,
+    hits: Vec<SearchHit>,
+    notes: &Notes,
+) -> Vec<OmniResult> {
     let vault_name = vault
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -43,15 +50,18 @@ pub(crate) fn convert(vault: &Path, q: &str, hits: Vec<SearchHit>) -> Vec<OmniRe
     hits.into_iter()
         .filter(|h| is_safe_relative(&h.path))
         .map(|h| {
-            let text = root.as_deref().and_then(|r| read_inside(r, &h.path));
-            let found = text
+            let note = root
                 .as_deref()
-                .map(|t| {
+                .and_then(|r| notes.get(r, &h.path, &mut analyzer));
+            let found = note
+                .as_deref()
+                .map(|n| {
                     let words = (h.matched.as_slice(), h.highlight.as_slice());
-                    find_matches(&mut analyzer, t, words, h.line, &query)
+                    matches_in(&mut analyzer, n, words, h.line, &query)
                 })
                 .unwrap_or_default();
-            let excerpt = match text.as_deref() {
+            let text = note.as_deref().map(|n| n.text.as_str());
+            let excerpt = match text {
                 Some(t) if h.kind == FileKind::Note => plugin_excerpt(t, found.anchor),
                 // A PDF's or canvas's file is not the text the engine read: its passage.
                 _ => escape_html(&ellipsis(&h.excerpt)),
@@ -75,13 +85,6 @@ pub(crate) fn convert(vault: &Path, q: &str, hits: Vec<SearchHit>) -> Vec<OmniRe
         .collect()
 }
 
-/// Reads a note only when it really lies inside the vault (no symlink out).
-fn read_inside(root: &Path, rel: &str) -> Option<String> {
-    let real = paths::real_inside(root, rel).ok()??;
-    let bytes = std::fs::read(real).ok()?;
-    Some(String::from_utf8_lossy(&bytes).into_owned())
-}
-
 /// A note's matches, and the byte offset of the one its excerpt is built around.
 #[derive(Debug, Default)]
 struct Found {
@@ -89,16 +92,31 @@ struct Found {
     anchor: Option<usize>,
 }
 
-/// Every match in `text` in the order of the text, with UTF-16 offsets: the words that matched
-/// (`matched`, and their forms as the engine expanded them), the query's phrases and tags.
+/// [`matches_in`] a text tokenized here.
+#[cfg(test)]
 fn find_matches(
     analyzer: &mut tantivy::tokenizer::TextAnalyzer,
     text: &str,
+    words: (&[String], &[String]),
+    line: Option<u64>,
+    query: &OmniQuery,
+) -> Found {
+    let note = Note::new(analyzer, text.to_string());
+    matches_in(analyzer, &note, words, line, query)
+}
+
+/// Every match in the note in the order of its text, with UTF-16 offsets: the words that
+/// matched (`matched`, and their forms as the engine expanded them), the query's phrases and
+/// tags.
+fn matches_in(
+    analyzer: &mut tantivy::tokenizer::TextAnalyzer,
+    note: &Note,
     (matched, forms): (&[String], &[String]),
     line: Option<u64>,
     query: &OmniQuery,
 ) -> Found {
-    let (mut spans, scanned_to) = word_spans(analyzer, text, matched, forms);
+    let text = note.text.as_str();
+    let (mut spans, scanned_to) = word_spans(analyzer, note, matched, forms);
     let words = query.phrases.iter().chain(&query.tags);
     spans.extend(words.flat_map(|w| occurrences(&text[..scanned_to], w)));
     // The plugin's scan: leftmost first, the longest at one place, never overlapping.
@@ -151,7 +169,7 @@ fn find_matches(
 /// (the whole text unless it stopped at [`MAX_MATCHES`]).
 fn word_spans(
     analyzer: &mut tantivy::tokenizer::TextAnalyzer,
-    text: &str,
+    note: &Note,
     matched: &[String],
     forms: &[String],
 ) -> (Vec<(usize, usize)>, usize) {
@@ -159,23 +177,40 @@ fn word_spans(
     // some queries, tested against every word of 50 notes.
     let forms: std::collections::HashSet<&str> = forms.iter().map(String::as_str).collect();
     let mut found: Vec<(usize, usize)> = Vec::new();
-    // Streamed, not collected: a note has thousands of tokens and only the matches are kept.
-    let mut stream = analyzer.token_stream(text);
-    while stream.advance() {
-        let t = stream.token();
-        let hit = forms.contains(t.text.as_str())
+    // False once enough matches are found.
+    let mut take = |from: usize, to: usize, text: &str| {
+        let hit = forms.contains(text)
             || matched
                 .iter()
-                .any(|m| !m.is_empty() && t.text.starts_with(m.as_str()));
+                .any(|m| !m.is_empty() && text.starts_with(m.as_str()));
         // A compound token and its parts share the start: report the span once.
-        if hit && found.last().is_none_or(|&(from, _)| from != t.offset_from) {
-            found.push((t.offset_from, t.offset_to));
+        if hit && found.last().is_none_or(|&(f, _)| f != from) {
+            found.push((from, to));
         }
-        if found.len() >= MAX_MATCHES {
-            return (found, t.offset_to);
+        found.len() < MAX_MATCHES
+    };
+    match &note.tokens {
+        Some(tokens) => {
+            for t in tokens {
+                if !take(t.from, t.to, &t.text) {
+                    return (found, t.to);
+                }
+            }
+        }
+        // Streamed, not collected: a giant note has millions of tokens and only the matches
+        // are kept.
+        None => {
+            let mut stream = analyzer.token_stream(&note.text);
+            while stream.advance() {
+                let t = stream.token();
+                if !take(t.offset_from, t.offset_to, &t.text) {
+                    let to = t.offset_to;
+                    return (found, to);
+                }
+            }
         }
     }
-    (found, text.len())
+    (found, note.text.len())
 }
 
 /// Where `needle` (lowercase) occurs in `text`, ignoring ASCII case (so offsets stay those of

@@ -149,6 +149,48 @@ impl Manifest {
         Ok(out)
     }
 
+    /// What `searcher`'s commit holds for each of `paths` (those it has), looked up by term:
+    /// an update for a few named paths reads a few postings, not the whole table.
+    pub(crate) fn read_paths(searcher: &tantivy::Searcher, paths: &[String]) -> Result<Manifest> {
+        let fields = crate::local::schema::fields();
+        let name = |f| fields.schema.get_field_name(f).to_string();
+        let mut out = Manifest::with_capacity(paths.len());
+        for (seg_ord, seg) in searcher.segment_readers().iter().enumerate() {
+            let postings = seg.inverted_index(fields.path)?;
+            let ff = seg.fast_fields();
+            let sizes = ff.u64(&name(fields.size))?;
+            let mtimes = ff.i64(&name(fields.mtime_ns))?;
+            let skipped = ff.column_opt::<u64>(&name(fields.stub))?;
+            let alive = seg.alive_bitset();
+            for path in paths {
+                let term = tantivy::Term::from_field_text(fields.path, path);
+                let Some(mut docs) =
+                    postings.read_postings(&term, tantivy::schema::IndexRecordOption::Basic)?
+                else {
+                    continue;
+                };
+                let mut doc = tantivy::DocSet::doc(&docs);
+                while doc != tantivy::TERMINATED {
+                    if alive.is_none_or(|a| a.is_alive(doc)) {
+                        let stub = skipped.as_ref().and_then(|c| c.first(doc));
+                        out.insert(
+                            path.as_bytes(),
+                            Known {
+                                size: sizes.first(doc).unwrap_or(0),
+                                mtime_ns: mtimes.first(doc).unwrap_or(0),
+                                addr: DocAddress::new(seg_ord as u32, doc),
+                                skipped: stub.is_some_and(|v| v != 0),
+                                too_large: stub == Some(STUB_TOO_LARGE),
+                            },
+                        );
+                    }
+                    doc = tantivy::DocSet::advance(&mut docs);
+                }
+            }
+        }
+        Ok(out)
+    }
+
     /// Number of paths.
     #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
@@ -244,6 +286,12 @@ impl Manifest {
         self.entries.len() - self.taken
     }
 
+    /// How many paths are notes and how many placeholders.
+    pub(crate) fn counts(&self) -> (u64, u64) {
+        let stubs = self.entries.iter().filter(|e| e.known.skipped).count() as u64;
+        (self.entries.len() as u64 - stubs, stubs)
+    }
+
     /// How many paths never taken are placeholders.
     pub(crate) fn untaken_placeholders(&self) -> usize {
         self.entries
@@ -260,6 +308,38 @@ impl Manifest {
             .map(|e| String::from_utf8_lossy(self.key(e)).into_owned())
             .collect()
     }
+}
+
+/// Whether `searcher`'s commit holds a file below the folder `folder` (vault-relative): a path
+/// that is gone and was such a folder takes its notes with it.
+pub(crate) fn any_below(searcher: &tantivy::Searcher, folder: &str) -> Result<bool> {
+    let field = crate::local::schema::fields().path;
+    let lo = format!("{folder}/");
+    // `0` follows `/` in byte order: every path below the folder sorts before it.
+    let hi = format!("{folder}0");
+    for seg in searcher.segment_readers() {
+        let postings = seg.inverted_index(field)?;
+        let mut terms = postings
+            .terms()
+            .range()
+            .ge(lo.as_bytes())
+            .lt(hi.as_bytes())
+            .into_stream()?;
+        while terms.advance() {
+            let info = terms.value();
+            let mut docs = postings
+                .read_postings_from_terminfo(info, tantivy::schema::IndexRecordOption::Basic)?;
+            let alive = seg.alive_bitset();
+            let mut doc = tantivy::DocSet::doc(&docs);
+            while doc != tantivy::TERMINATED {
+                if alive.is_none_or(|a| a.is_alive(doc)) {
+                    return Ok(true);
+                }
+                doc = tantivy::DocSet::advance(&mut docs);
+            }
+        }
+    }
+    Ok(false)
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! The index-writing side: [`walk`] lists the vault, [`manifest`] is what the index knows,
 //! [`plan`] is their difference, [`write`] commits it ([`budget`] bounds the text it holds,
-//! [`merge`] says when segments are merged), [`refresh`] ties those together once;
+//! [`merge`] says when segments are merged), [`refresh`] ties those together once
+//! ([`refresh_paths`] for the few paths a watcher names, each seen by [`at_path`]);
 //! [`read`] reads a file within its cap, [`document`] is what the index stores of it;
 //! [`intact`] checks a commit's files against their checksums before one is trusted;
 //! [`store`] owns the index directory and the writer lock, [`private`] refuses one that is
@@ -8,6 +9,7 @@
 //! cache, else a child process under limits) and [`pdf`] is what that child runs. Nothing here
 //! imports the search side.
 
+mod at_path;
 mod budget;
 mod document;
 pub(crate) mod extract;
@@ -22,6 +24,7 @@ mod plan;
 mod private;
 mod read;
 pub(in crate::local) mod refresh;
+pub(in crate::local) mod refresh_paths;
 pub(crate) mod store;
 mod walk;
 mod write;

@@ -28,7 +28,8 @@ use super::private;
 use crate::core::Caps;
 use crate::local::{analyzer, schema};
 
-const CURRENT: &str = "CURRENT";
+/// The file naming the live index directory.
+pub(crate) const CURRENT: &str = "CURRENT";
 const LOCK: &str = "lock";
 
 /// What every commit records, so the next run knows what it is looking at.
@@ -269,6 +270,15 @@ pub(crate) fn open_index(dir: &Path) -> Result<(Index, Payload, IndexReader), In
         .try_into()
         .map_err(|e| incompatible(format!("unreadable: {}", first_line(&e.to_string()))))?;
     Ok((index, payload, reader))
+}
+
+/// Checks the commit `dir` holds now as [`open_index`] checks it (its files against their
+/// checksums, once per file state), for a reader kept open that is about to reload onto it.
+pub(crate) fn check_commit(index: &Index, dir: &Path) -> Result<(), IndexIncompatible> {
+    let metas = index
+        .load_metas()
+        .map_err(|e| IndexIncompatible(e.to_string()))?;
+    super::intact::check(index, &metas, dir).map_err(IndexIncompatible)
 }
 
 fn first_line(s: &str) -> String {

@@ -336,6 +336,25 @@ fn list(shared: &Shared, folder: Folder, found: &mut Found) {
     }
 }
 
+/// What the walk's stat makes of the file `name` in the folder at `path` (vault-relative
+/// `rel`), for an update that stats one path: `Ok(Some)` the file as the walk lists it,
+/// `Ok(None)` nothing the walk lists, `Err` a file the walk would name as skipped.
+pub(crate) fn stat_one(path: PathBuf, rel: String, name: OsString) -> Result<Option<Batch>, ()> {
+    let folder = Arc::new(Folder { path, rel });
+    let mut found = Found::default();
+    Stater::default().one(&folder, name, &mut found);
+    if !found.skipped.is_empty() {
+        return Err(());
+    }
+    if found.files.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(Batch {
+        folder,
+        files: found.files,
+    }))
+}
+
 /// Size and mtime of a regular file.
 #[derive(Debug, Clone, Copy)]
 struct FileStat {
