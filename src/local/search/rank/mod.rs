@@ -35,6 +35,7 @@ mod candidates;
 mod coordination;
 mod expand;
 mod features;
+mod feedback;
 mod hits;
 mod lead;
 mod matching;
