@@ -94,16 +94,13 @@ weights! {
     w_part = 0.8;
     /// A sentence: points × the weighted share of the feedback words a note holds (the words
     /// the best-ranked notes share); 0 turns the feedback off.
-    s_fb = 0.0;
+    s_fb = 15.0;
     /// How many of the best-ranked notes give the feedback words.
-    fb_docs = 5.0;
+    fb_docs = 8.0;
     /// How many feedback words are kept (the rarest among the most shared).
     fb_words = 10.0;
-    /// A feedback word is held by this many of those notes at least (each counts
-    /// 1 ÷ (1 + its rank × `fb_decay`)).
-    fb_min_docs = 2.0;
-    /// How much less a lower-ranked note's words count, for `fb_min_docs` and the weights.
-    fb_decay = 0.0;
+    /// A feedback word is held by this many of those notes at least.
+    fb_min_docs = 3.0;
 
     // Proximity and length: where the words stand and how long the note is.
     /// Body positions per window: a passage of a few sentences.

@@ -28,9 +28,9 @@ use crate::local::weights::weights;
 /// At most this many bytes of a feedback note are read: its topic is in its first pages.
 const READ_BYTES: usize = 16 * 1024;
 
-/// The feedback words of the notes at `top` (best first), each with its weight (the best 1):
-/// words held by at least two of them, not words of the query, not stop words, weighted by
-/// how many of the notes hold them and by their rarity in the vault.
+/// The feedback words of the notes at `top`, each with its weight (the best 1): words held by
+/// at least `fb_min_docs` of them, not words of the query (nor their variants), not stop
+/// words, weighted by how many of the notes hold them and by their rarity in the vault.
 pub(super) fn words(
     searcher: &Searcher,
     fields: &Fields,
@@ -39,7 +39,7 @@ pub(super) fn words(
     query_words: &HashSet<&str>,
 ) -> Result<Vec<(String, f32)>> {
     let mut support: HashMap<String, f32> = HashMap::new();
-    for (rank, &addr) in top.iter().enumerate() {
+    for &addr in top {
         let doc = Stored::read(searcher, addr)?;
         let body = doc.body();
         let mut cut = body.len().min(READ_BYTES);
@@ -57,10 +57,8 @@ pub(super) fn words(
             }
             seen.insert(tok.text);
         }
-        // A better-ranked note says more about the topic.
-        let w = 1.0 / (1.0 + rank as f32 * weights().fb_decay);
         for s in seen {
-            *support.entry(s).or_insert(0.0) += w;
+            *support.entry(s).or_insert(0.0) += 1.0;
         }
     }
     let n = searcher.num_docs().max(1) as f32;
@@ -134,6 +132,65 @@ pub(super) fn shares(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::Limits;
+    use crate::local::index::refresh;
+    use crate::local::schema;
+
+    /// The feedback words of every note of a vault made of `notes`, for a query of `query`.
+    fn feedback_of(notes: &[(&str, &str)], query: &[&str]) -> Vec<(String, f32)> {
+        let dir = tempfile::tempdir().unwrap();
+        for (path, text) in notes {
+            std::fs::write(dir.path().join(path), text).unwrap();
+        }
+        let index = refresh::build_in_memory(dir.path(), Limits::default()).unwrap();
+        let searcher = index.reader().unwrap().searcher();
+        let top: Vec<DocAddress> = (0..searcher.segment_readers().len() as u32)
+            .flat_map(|s| {
+                let n = searcher.segment_reader(s).max_doc();
+                (0..n).map(move |d| DocAddress::new(s, d))
+            })
+            .collect();
+        let q: HashSet<&str> = query.iter().copied().collect();
+        let mut a = analyzer::text_analyzer();
+        words(&searcher, schema::fields(), &mut a, &top, &q).unwrap()
+    }
+
+    #[test]
+    fn the_words_several_top_notes_share_and_few_others_hold() {
+        let mut notes = vec![
+            ("a.md", "Find the process on a port."),
+            ("b.md", "Kill the process by its port."),
+            ("c.md", "List every process with its socket."),
+            ("d.md", "The socket of a process."),
+        ];
+        // Notes holding `socket` too, making it common in the vault.
+        let filler: Vec<(String, &str)> = (0..8)
+            .map(|i| (format!("s{i}.md"), "A socket here."))
+            .collect();
+        notes.extend(filler.iter().map(|(p, t)| (p.as_str(), *t)));
+        let fb = feedback_of(&notes, &["port"]);
+        // `process`: four notes hold it; `socket` is shared too, but common; `port` is the
+        // query's own word and `the`, `its` are stop words.
+        assert_eq!(fb[0], ("process".to_string(), 1.0));
+        assert!(fb
+            .iter()
+            .all(|(w, _)| !matches!(w.as_str(), "port" | "the" | "its")));
+        let socket = fb.iter().find(|(w, _)| w == "socket").unwrap();
+        assert!(socket.1 < 1.0);
+    }
+
+    #[test]
+    fn a_word_of_one_or_two_notes_is_no_feedback() {
+        let mut notes = vec![
+            ("a.md", "zebra process"),
+            ("b.md", "zebra process"),
+            ("c.md", "process"),
+        ];
+        notes.extend([("d.md", "pony"), ("e.md", "kite"), ("f.md", "lamp")]);
+        // Three notes hold `process`, two `zebra`, one each of the rest.
+        let fb = feedback_of(&notes, &[]);
+        assert_eq!(fb, [("process".to_string(), 1.0)]);
+    }
 
     #[test]
     fn topic_words_are_neither_short_numbers_nor_stop_words() {
