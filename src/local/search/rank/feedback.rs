@@ -46,10 +46,19 @@ pub(super) fn words(
         while !body.is_char_boundary(cut) {
             cut -= 1;
         }
+        let text = &body[..cut];
+        let links = link_spans(text);
         let mut seen: HashSet<String> = HashSet::new();
-        for tok in analyzer::analyze(analyzer, &body[..cut]) {
+        for tok in analyzer::analyze(analyzer, text) {
             // A compound's whole form (`position_length` > 1) is a name; its parts count.
             if tok.position_length > 1 || !is_topic_word(&tok.text) {
+                continue;
+            }
+            // A web address names a site (`https`, `github`, `org`), not the note's topic.
+            if links
+                .iter()
+                .any(|&(a, b)| a <= tok.offset_from && tok.offset_from < b)
+            {
                 continue;
             }
             if query_words.contains(tok.text.as_str()) {
@@ -81,6 +90,25 @@ pub(super) fn words(
         s.1 /= best;
     }
     Ok(scored)
+}
+
+/// Byte ranges of the web addresses in `text`: from the scheme to the next space, `>`, `)` or
+/// quote.
+fn link_spans(text: &str) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(k) = text[from..].find("://") {
+        let at = from + k;
+        let start = text[..at]
+            .rfind(|c: char| !c.is_ascii_alphanumeric())
+            .map_or(0, |i| i + 1);
+        let end = text[at..]
+            .find(|c: char| c.is_whitespace() || matches!(c, '>' | ')' | '"' | '\''))
+            .map_or(text.len(), |i| at + i);
+        out.push((start, end));
+        from = end.max(at + 3);
+    }
+    out
 }
 
 /// A word that can name a topic: three characters or more, not a number, not a stop word.
@@ -188,6 +216,34 @@ mod tests {
         ];
         notes.extend([("d.md", "pony"), ("e.md", "kite"), ("f.md", "lamp")]);
         // Three notes hold `process`, two `zebra`, one each of the rest.
+        let fb = feedback_of(&notes, &[]);
+        assert_eq!(fb, [("process".to_string(), 1.0)]);
+    }
+
+    #[test]
+    fn web_addresses_are_found_whole() {
+        let t = "See <https://manned.org/lsof> or (http://a.b/c) and ftp://x y.";
+        let spans: Vec<&str> = link_spans(t).iter().map(|&(a, b)| &t[a..b]).collect();
+        assert_eq!(
+            spans,
+            ["https://manned.org/lsof", "http://a.b/c", "ftp://x"]
+        );
+        assert!(link_spans("plain text").is_empty());
+    }
+
+    #[test]
+    fn words_of_web_addresses_are_no_feedback() {
+        let notes: Vec<(String, String)> = (0..4)
+            .map(|i| {
+                let text = format!("Process {i}. More: <https://manned.org/p{i}>");
+                (format!("{i}.md"), text)
+            })
+            .chain((0..4).map(|i| (format!("x{i}.md"), "other".to_string())))
+            .collect();
+        let notes: Vec<(&str, &str)> = notes
+            .iter()
+            .map(|(p, t)| (p.as_str(), t.as_str()))
+            .collect();
         let fb = feedback_of(&notes, &[]);
         assert_eq!(fb, [("process".to_string(), 1.0)]);
     }

@@ -69,6 +69,7 @@ pub(crate) fn rerank(
             candidates,
             &mut scored,
             &mut analyzer,
+            warnings,
         )?;
     }
     sort(&mut scored, &feats, order, searcher, fields, candidates);
@@ -161,6 +162,8 @@ fn add_feedback(
     candidates: &[(f32, DocAddress)],
     scored: &mut [(f64, usize)],
     analyzer: &mut TextAnalyzer,
+    #[cfg_attr(not(feature = "tuning"), allow(unused_variables, clippy::ptr_arg))]
+    warnings: &mut Vec<String>,
 ) -> Result<()> {
     let mut best: Vec<(f64, usize)> = scored.to_vec();
     best.sort_by(|a, b| b.0.total_cmp(&a.0));
@@ -177,6 +180,11 @@ fn add_feedback(
         })
         .collect();
     let words = feedback::words(searcher, fields, analyzer, &top, &query_words)?;
+    // Tuning builds only: the feedback words, to see what a question was read as.
+    #[cfg(feature = "tuning")]
+    if std::env::var_os("VS_EXPLAIN").is_some() {
+        warnings.push(format!("feedback words: {words:?}"));
+    }
     let shares = feedback::shares(searcher, fields, &words, candidates)?;
     for (s, i) in scored.iter_mut() {
         *s += f64::from(weights().s_fb * shares[*i]);
