@@ -1,7 +1,8 @@
 //! The text analyzer shared by the index and the query: one definition of what a "word" is.
 //!
 //! - Splits on whitespace and punctuation; `-`, `_`, `.` and apostrophes join a word only
-//!   between letters or digits.
+//!   between letters or digits. Letters marked in brackets inside a word, as a mnemonic marks
+//!   an option's letter (`E[x]tract`, `[f]ile`), are part of it: `extract`, `file`.
 //! - A compound word is kept whole **and** split into its parts (camelCase, snake_case,
 //!   kebab-case, dotted): `KotlinCompileDaemon` gives `kotlincompiledaemon` plus `kotlin`,
 //!   `compile`, `daemon`. The whole token sits at the position of the first part and the parts
@@ -20,7 +21,7 @@ use chars::{ascii_class, Class};
 use tantivy::tokenizer::{AsciiFoldingFilter, TextAnalyzer, Token, TokenStream, Tokenizer};
 
 /// Bumped whenever tokenization changes: a stored index of another version is rebuilt.
-pub(crate) const ANALYZER_VERSION: u32 = 2;
+pub(crate) const ANALYZER_VERSION: u32 = 3;
 /// Name under which the analyzer is registered with tantivy.
 pub(crate) const NAME: &str = "vault";
 /// Longer tokens are cut to this many characters.
@@ -133,23 +134,18 @@ fn split(text: &str, out: &mut TokenBuf) {
     let mut position = 0usize;
     let mut i = 0usize;
     while let Some(c) = char_at(text, i) {
+        let starts_marked = c == '['
+            && (i == 0 || text.as_bytes()[i - 1] != b'[')
+            && marked_letters_end(text, i).is_some();
         match class(c) {
             Class::Word => {
-                let start = i;
-                let mut j = i + c.len_utf8();
-                while let Some(d) = char_at(text, j) {
-                    match class(d) {
-                        Class::Word => j += d.len_utf8(),
-                        Class::Joiner
-                            if char_at(text, j + d.len_utf8())
-                                .is_some_and(|e| class(e) == Class::Word) =>
-                        {
-                            j += d.len_utf8()
-                        }
-                        _ => break,
-                    }
-                }
-                emit_word(text, start, j, &mut position, out);
+                let j = word_end(text, i + c.len_utf8());
+                emit_word(text, i, j, &mut position, out);
+                i = j;
+            }
+            Class::Other if starts_marked => {
+                let j = word_end(text, i);
+                emit_word(text, i, j, &mut position, out);
                 i = j;
             }
             Class::Cjk => {
@@ -164,6 +160,46 @@ fn split(text: &str, out: &mut TokenBuf) {
             Class::Joiner | Class::Other => i += c.len_utf8(),
         }
     }
+}
+
+/// The end of the word whose letters go on at `j`: letters, digits, a joiner between them, and
+/// marked letters.
+fn word_end(text: &str, mut j: usize) -> usize {
+    while let Some(d) = char_at(text, j) {
+        match class(d) {
+            Class::Word => j += d.len_utf8(),
+            Class::Joiner
+                if char_at(text, j + d.len_utf8()).is_some_and(|e| class(e) == Class::Word) =>
+            {
+                j += d.len_utf8()
+            }
+            Class::Other if d == '[' => match marked_letters_end(text, j) {
+                Some(end) => j = end,
+                None => break,
+            },
+            _ => break,
+        }
+    }
+    j
+}
+
+/// Letters marked inside a word, as a mnemonic marks a command's option letter (`E[x]tract`,
+/// `[f]ile`, `e[X]ecute`): `[`, one to three ASCII letters, `]` and a letter or digit right
+/// after; the end of the `]`. The brackets are left out of the word, so `E[x]tract` is
+/// `extract`. A link (`[text](url)`), a checkbox (`[x] done`) or a wikilink is no mark.
+fn marked_letters_end(text: &str, i: usize) -> Option<usize> {
+    let b = text.as_bytes();
+    let letters = b[i + 1..]
+        .iter()
+        .take(4)
+        .take_while(|c| c.is_ascii_alphabetic())
+        .count();
+    let close = i + 1 + letters;
+    let after = close + 1;
+    ((1..=3).contains(&letters)
+        && b.get(close) == Some(&b']')
+        && char_at(text, after).is_some_and(|e| class(e) == Class::Word))
+    .then_some(after)
 }
 
 fn push(out: &mut TokenBuf, text: &str, from: usize, to: usize, position: usize, len: usize) {
@@ -187,17 +223,20 @@ fn push(out: &mut TokenBuf, text: &str, from: usize, to: usize, position: usize,
     t.position_length = len;
     t.text.clear();
     // Lowercased here rather than by a filter: one pass, no extra allocation.
+    // A bracket is in a word only around marked letters (`E[x]tract`): never part of its text.
     if cut.is_ascii() {
         t.text.push_str(cut);
+        if cut.contains(['[', ']']) {
+            t.text.retain(|c| c != '[' && c != ']');
+        }
         t.text.make_ascii_lowercase();
     } else {
         for c in cut.chars() {
-            if c.is_ascii() {
-                t.text.push(c.to_ascii_lowercase());
-            } else if chars::traits(c).lowers_to_self() {
-                t.text.push(c);
-            } else {
-                t.text.extend(c.to_lowercase());
+            match c {
+                '[' | ']' => {}
+                c if c.is_ascii() => t.text.push(c.to_ascii_lowercase()),
+                c if chars::traits(c).lowers_to_self() => t.text.push(c),
+                c => t.text.extend(c.to_lowercase()),
             }
         }
     }
@@ -387,6 +426,22 @@ mod tests {
     #[test]
     fn punctuation_only_gives_nothing() {
         assert!(texts("!!! ... --- ***").is_empty());
+    }
+
+    #[test]
+    fn marked_letters_stay_in_their_word() {
+        assert_eq!(texts("E[x]tract a [f]ile"), ["extract", "a", "file"]);
+        assert_eq!(texts("e[X]ecute g[z]ipped"), ["execute", "gzipped"]);
+        // Not marks: a link, a checkbox, a wikilink, a footnote, a longer bracket.
+        assert_eq!(texts("[see](url) [x] done"), ["see", "url", "x", "done"]);
+        assert_eq!(
+            texts("[[note]]s [^1]a [abcd]e"),
+            ["note", "s", "1", "a", "abcd", "e"]
+        );
+        // The word's offsets cover the brackets.
+        let mut a = text_analyzer();
+        let t = analyze(&mut a, "to E[x]tract");
+        assert_eq!((t[1].offset_from, t[1].offset_to), (3, 12));
     }
 
     #[test]

@@ -86,6 +86,21 @@ weights! {
     s_lead = 20.0;
     /// Body positions from the start that make a note's lead (frontmatter, H1, first lines).
     lead_tok = 200.0;
+    /// A sentence: body positions per window (0: `passage`). A question asks for one thing,
+    /// and the note that answers it says that thing in one sentence or line.
+    sent_passage = 20.0;
+    /// A sentence: a compound word the notes hold whole (`tar.gz`) also matches by each of its
+    /// parts (`tar`, `gz`), × this weight; 0: by the whole only.
+    w_part = 0.8;
+    /// A sentence: points × the weighted share of the feedback words a note holds (the words
+    /// the best-ranked notes share); 0 turns the feedback off.
+    s_fb = 15.0;
+    /// How many of the best-ranked notes give the feedback words.
+    fb_docs = 8.0;
+    /// How many feedback words are kept (the rarest among the most shared).
+    fb_words = 10.0;
+    /// A feedback word is held by this many of those notes at least.
+    fb_min_docs = 3.0;
 
     // Proximity and length: where the words stand and how long the note is.
     /// Body positions per window: a passage of a few sentences.

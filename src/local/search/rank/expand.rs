@@ -228,6 +228,30 @@ fn push_field(out: &mut Variants, field: Field, list: Vec<(String, MatchKind)>) 
     }
 }
 
+/// Adds the variants `more` to `v`, their weights × `scale`; a token already there keeps the
+/// better weight.
+fn merge_scaled(v: &mut Variants, more: Variants, scale: f32) {
+    for (field, list) in more.per_field {
+        let at = match v.per_field.iter().position(|(f, _)| *f == field) {
+            Some(at) => at,
+            None => {
+                v.per_field.push((field, Vec::new()));
+                v.per_field.len() - 1
+            }
+        };
+        for (s, w) in list {
+            let w = w * scale;
+            let slot = &mut v.per_field[at].1;
+            match slot.iter_mut().find(|(t, _)| *t == s) {
+                Some(e) => e.1 = e.1.max(w),
+                None => slot.push((s.clone(), w)),
+            }
+            let e = v.all.entry(s).or_insert(0.0);
+            *e = e.max(w);
+        }
+    }
+}
+
 /// Calls `f` with each dictionary term starting with `prefix` (at most [`MAX_SCAN`]).
 fn scan_prefix(
     dict: &tantivy::termdict::TermDictionary,
@@ -286,8 +310,15 @@ pub(in crate::local) fn expand_query(
     // compound kept whole: what the final reading judges.
     let mut out: Vec<ExpandedTerm> = Vec::new();
     let mut searched: Vec<(String, Vec<String>)> = Vec::new();
+    let sentence = filler.iter().any(|&f| f);
     for (t, &exact_only) in q.terms.iter().zip(&filler) {
-        let v = expand_among(searcher, fields, &t.text, &words, exact_only, &mut stemmer)?;
+        let mut v = expand_among(searcher, fields, &t.text, &words, exact_only, &mut stemmer)?;
+        if sentence && weights().w_part > 0.0 && !v.all.is_empty() && !t.parts.is_empty() {
+            for p in t.parts.iter().filter(|p| !reading::is_filler_word(p)) {
+                let pv = expand_among(searcher, fields, p, &words, true, &mut stemmer)?;
+                merge_scaled(&mut v, pv, weights().w_part);
+            }
+        }
         if v.all.is_empty() && !t.parts.is_empty() {
             for p in &t.parts {
                 if out.iter().any(|e| &e.text == p) {

@@ -150,7 +150,7 @@ pub(super) fn read(
 
 /// Calls `f(i, postings)` for each candidate `(i, doc)` (sorted by doc) that holds `term`,
 /// with the postings positioned on that document.
-fn for_each_hit(
+pub(super) fn for_each_hit(
     inv: &tantivy::InvertedIndexReader,
     term: &Term,
     option: IndexRecordOption,

@@ -39,9 +39,10 @@ pub(super) fn build(
     let mut out = Vec::with_capacity(scored.len());
     for &(score, i) in scored {
         let f = &mut feats[i];
-        // The re-rank's window over all the body: the passage's too unless it starts in the
-        // frontmatter (a giant note's occurrences are not scanned a second time).
-        let known = windows[i].as_ref().map(|w| w.first);
+        // The re-rank's window over all the body (when it has one as wide as a passage's): the
+        // passage's too unless it starts in the frontmatter (a giant note's occurrences are
+        // not scanned a second time).
+        let known = windows.get(i).and_then(Option::as_ref).map(|w| w.first);
         // A giant note unchanged on disk: its passage comes from the file, not the doc store.
         if let Some(d) = show::disk::show(
             searcher,

@@ -4,7 +4,10 @@
 //! 0. **Reading** ([`reading`]). A query with two stop words or more is a sentence: its question
 //!    words, auxiliaries, pronouns and fillers are filler, looked up exactly and left out of
 //!    the candidate query and of the word, coverage and all-words signals; the content words
-//!    carry it, and those found in a note's lead count extra ([`lead`]). Keywords read as typed.
+//!    carry it, in a passage of one sentence or line, and those found in a note's lead count
+//!    extra ([`lead`]); a compound it holds also matches by its parts. After the re-rank, the
+//!    words the best-ranked notes share add points to the notes that hold them
+//!    ([`feedback`]). Keywords read as typed.
 //! 1. **Expansion.** Each query term is looked up in the term dictionaries of the searched
 //!    fields: exactly, as an inflection (same English stem: `rebuilds` → `rebuild`,
 //!    `rebuilding`), by prefix (3+ characters: `kotlin` → `kotlincompiledaemon`, unless the
@@ -35,6 +38,7 @@ mod candidates;
 mod coordination;
 mod expand;
 mod features;
+mod feedback;
 mod hits;
 mod lead;
 mod matching;

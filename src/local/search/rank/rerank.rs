@@ -7,11 +7,13 @@ use anyhow::Result;
 use tantivy::tokenizer::TextAnalyzer;
 use tantivy::{DocAddress, Searcher};
 
+use std::collections::HashSet;
+
 use super::bonus::{bonus, has_phrase};
 use super::features::{self, Features};
 use super::matching::name_match;
-use super::terms::ExpandedTerm;
-use super::{hits, proximity};
+use super::terms::{reads_as_sentence, ExpandedTerm};
+use super::{feedback, hits, proximity};
 use crate::core::{SearchHit, Sort};
 use crate::local::analyzer;
 use crate::local::schema::Fields;
@@ -44,9 +46,10 @@ pub(crate) fn rerank(
     let mut feats = features::read(searcher, fields, q, terms, candidates)?;
     let mut analyzer = analyzer::text_analyzer();
     let rarity: Vec<f32> = terms.iter().map(|t| t.rarity).collect();
+    let size = passage_tokens(terms);
     let windows: Vec<Option<Window>> = feats
         .iter_mut()
-        .map(|f| window::best_window(&mut f.occs, &rarity, window::window_tokens(), 0))
+        .map(|f| window::best_window(&mut f.occs, &rarity, size, 0))
         .collect();
     let mut scored = score(
         searcher,
@@ -58,6 +61,17 @@ pub(crate) fn rerank(
         &mut analyzer,
         warnings,
     )?;
+    if reads_as_sentence(terms) && weights().s_fb > 0.0 {
+        add_feedback(
+            searcher,
+            fields,
+            terms,
+            candidates,
+            &mut scored,
+            &mut analyzer,
+            warnings,
+        )?;
+    }
     sort(
         &mut scored,
         &mut feats,
@@ -68,6 +82,13 @@ pub(crate) fn rerank(
         limit,
     )?;
     scored.truncate(limit);
+    // A passage is chosen over `window_tokens` positions: the re-rank's windows spare its scan
+    // only when they were as wide (a sentence's are narrower).
+    let shown_windows: &[Option<Window>] = if size == window::window_tokens() {
+        &windows
+    } else {
+        &[]
+    };
     hits::build(
         searcher,
         fields,
@@ -77,7 +98,7 @@ pub(crate) fn rerank(
         candidates,
         &scored,
         &mut feats,
-        &windows,
+        shown_windows,
         &rarity,
         &mut analyzer,
     )
@@ -136,6 +157,55 @@ fn score(
         scored.push((f64::from(bonus + bm25 - prior), i));
     }
     Ok(scored)
+}
+
+/// The passage the text's signals count in: a few sentences for keywords, one sentence or
+/// line for a question ([`super::reading`]), which asks for one thing.
+fn passage_tokens(terms: &[ExpandedTerm]) -> u32 {
+    if reads_as_sentence(terms) && weights().sent_passage > 0.0 {
+        weights().sent_passage as u32
+    } else {
+        window::window_tokens()
+    }
+}
+
+/// Adds to each candidate's score its share of the words the best candidates share
+/// ([`feedback`]).
+fn add_feedback(
+    searcher: &Searcher,
+    fields: &Fields,
+    terms: &[ExpandedTerm],
+    candidates: &[(f32, DocAddress)],
+    scored: &mut [(f64, usize)],
+    analyzer: &mut TextAnalyzer,
+    #[cfg_attr(not(feature = "tuning"), allow(unused_variables, clippy::ptr_arg))]
+    warnings: &mut Vec<String>,
+) -> Result<()> {
+    let mut best: Vec<(f64, usize)> = scored.to_vec();
+    best.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let top: Vec<DocAddress> = best
+        .iter()
+        .take(weights().fb_docs.max(0.0) as usize)
+        .map(|&(_, i)| candidates[i].1)
+        .collect();
+    // The query's own words (and their variants) are no feedback.
+    let query_words: HashSet<&str> = terms
+        .iter()
+        .flat_map(|t| {
+            std::iter::once(t.text.as_str()).chain(t.variants.all.keys().map(String::as_str))
+        })
+        .collect();
+    let words = feedback::words(searcher, fields, analyzer, &top, &query_words)?;
+    // Tuning builds only: the feedback words, to see what a question was read as.
+    #[cfg(feature = "tuning")]
+    if std::env::var_os("VS_EXPLAIN").is_some() {
+        warnings.push(format!("feedback words: {words:?}"));
+    }
+    let shares = feedback::shares(searcher, fields, &words, candidates)?;
+    for (s, i) in scored.iter_mut() {
+        *s += f64::from(weights().s_fb * shares[*i]);
+    }
+    Ok(())
 }
 
 /// Best first, ties by path — ties of the score as shown (two decimals), which an index

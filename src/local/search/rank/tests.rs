@@ -401,3 +401,40 @@ fn a_question_is_ranked_by_its_content_words() {
     let terms = expand_query(&t.searcher, fields, &parse("how port")).unwrap();
     assert!(terms[0].variants.all.contains_key("however") && !terms[0].filler);
 }
+
+#[test]
+fn a_question_is_answered_where_its_words_stand_in_one_line() {
+    let spread = format!(
+        "# extract\n\nExtract it. {} The archive. {} A directory.\n",
+        "Some other words here. ".repeat(3),
+        "Some other words here. ".repeat(3)
+    );
+    let t = tiny(&[
+        (
+            "a.md",
+            "# a\n\nSee the manual.\n\n- Extract an archive into a directory:\n",
+        ),
+        ("extract.md", &spread),
+    ]);
+    // Both hold every word within a passage of keywords (40 positions), and the name of
+    // `extract.md` holds one; only `a.md` holds them in one line, where a question is answered.
+    let question = "how do I extract an archive into a directory?";
+    assert_eq!(first(&t, question), "a.md");
+    assert_eq!(first(&t, "extract archive directory"), "extract.md");
+}
+
+#[test]
+fn a_compound_in_a_question_also_matches_by_its_parts() {
+    let t = tiny(&[
+        ("tar.md", "# tar\n\nCreate `target.tar.gz` from files.\n"),
+        ("gz.md", "# formats\n\nA tar.gz is common.\n"),
+    ]);
+    let fields = schema::fields();
+    let sentence = expand_query(&t.searcher, fields, &parse("how do I unpack a tar.gz")).unwrap();
+    let whole = sentence.iter().find(|e| e.text == "tar.gz").unwrap();
+    assert_eq!(whole.variants.weight("tar.gz"), 1.0);
+    assert!((whole.variants.weight("tar") - 0.8).abs() < 1e-6);
+    // Keywords: the whole only, as typed.
+    let keywords = expand_query(&t.searcher, fields, &parse("tar.gz unpack")).unwrap();
+    assert_eq!(keywords[0].variants.weight("tar"), 0.0);
+}
