@@ -190,9 +190,15 @@ def check_mcp(bin_: Binary):
         r = answer(3)["result"]
         text = "".join(c.get("text", "") for c in r["content"])
         check(not r.get("isError") and "桜の花" in text, f"read_note: {r}")
-        # Not yet the deep note: read_note resolves it with canonicalize, which fails under
-        # Wine beyond 260 characters ("no note"), and whose verbatim `\\?\` answer would not
-        # start with the plain vault path on Windows either.
+        # The deep note: its real path exists only in the verbatim spelling (`\\?\C:\…`).
+        deep = f"{DEEP}/a note at the bottom.md"
+        send({
+            "jsonrpc": "2.0", "id": 4, "method": "tools/call",
+            "params": {"name": "read_note", "arguments": {"path": deep}},
+        })
+        r = answer(4)["result"]
+        text = "".join(c.get("text", "") for c in r["content"])
+        check(not r.get("isError") and "abyssal plain" in text, f"read_note, deep: {r}")
     finally:
         server.stdin.close()
         try:

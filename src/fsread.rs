@@ -7,7 +7,9 @@
 //! - the last component is opened without following a symlink: `O_NOFOLLOW` on Unix (with
 //!   `O_NONBLOCK`, so opening a FIFO returns at once instead of waiting for a writer, and
 //!   `O_NOCTTY`); on Windows `FILE_FLAG_OPEN_REPARSE_POINT`, which opens a symlink or junction
-//!   itself instead of its target, so its handle is no regular file;
+//!   itself instead of its target, so its handle is no regular file, with
+//!   `FILE_FLAG_BACKUP_SEMANTICS`, without which opening a folder fails (access denied) instead
+//!   of giving a handle that says "folder";
 //! - the handle's own stat (fstat) must say a regular file of at most the cap;
 //! - at most the cap (and one byte to tell a file that grew) is read.
 //!
@@ -54,7 +56,8 @@ pub(crate) fn open_regular(path: &Path) -> Result<(File, Metadata), Refused> {
     {
         use std::os::windows::fs::OpenOptionsExt;
         const FILE_FLAG_OPEN_REPARSE_POINT: u32 = 0x0020_0000;
-        options.custom_flags(FILE_FLAG_OPEN_REPARSE_POINT);
+        const FILE_FLAG_BACKUP_SEMANTICS: u32 = 0x0200_0000;
+        options.custom_flags(FILE_FLAG_OPEN_REPARSE_POINT | FILE_FLAG_BACKUP_SEMANTICS);
     }
     let file = options.open(path).map_err(|e| match e.raw_os_error() {
         // O_NOFOLLOW on a symlink.

@@ -72,6 +72,32 @@ pub(crate) fn canonicalize(path: &Path) -> std::io::Result<PathBuf> {
     Ok(real)
 }
 
+/// The real path of the folder `root` (symlinks followed), in the spelling [`real_inside`]
+/// compares with: on Windows always the verbatim one.
+#[cfg_attr(not(any(feature = "mcp", feature = "serve")), allow(dead_code))]
+pub(crate) fn real_root(root: &Path) -> std::io::Result<PathBuf> {
+    root.canonicalize()
+}
+
+/// The real path of `rel` (`/`-separated) inside the folder whose [`real_root`] is `real_root`,
+/// symlinks followed; `None` when that leads out of it. Both sides are compared as
+/// `fs::canonicalize` spells them: on Windows the plain form of a path exists only up to 260
+/// characters, so a deeper note's verbatim path would never start with a plain vault path.
+/// The answer is plain when that names the same file (see [`canonicalize`]).
+#[cfg_attr(not(any(feature = "mcp", feature = "serve")), allow(dead_code))]
+pub(crate) fn real_inside(real_root: &Path, rel: &str) -> std::io::Result<Option<PathBuf>> {
+    let real = join_rel(real_root, rel).canonicalize()?;
+    if !real.starts_with(real_root) {
+        return Ok(None);
+    }
+    if cfg!(windows) {
+        if let Some(plain) = real.to_str().and_then(plain_windows_path) {
+            return Ok(Some(PathBuf::from(plain)));
+        }
+    }
+    Ok(Some(real))
+}
+
 /// The non-verbatim spelling of a Windows verbatim path: `\\?\C:\x` → `C:\x`,
 /// `\\?\UNC\server\share\x` → `\\server\share\x`. `None` when there is no prefix to remove
 /// or the plain path would be parsed differently (a name Windows reserves, one ending in a dot

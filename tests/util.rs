@@ -209,6 +209,11 @@ pub enum Reply {
     Huge(usize),
 }
 
+/// How long [`Reply::Hang`] and [`Reply::StallMidBody`] hold a connection before closing it:
+/// far longer than a search may take even on a loaded machine, so a client that waits for
+/// the server instead of its own deadline is told apart.
+pub const HANG: Duration = Duration::from_secs(120);
+
 /// An Omnisearch stand-in on 127.0.0.1, serving one [`Reply`] to every request.
 pub struct MockServer {
     pub port: u16,
@@ -257,10 +262,10 @@ fn serve(mut s: TcpStream, reply: &Reply, seen: &Mutex<Vec<String>>) {
     match reply {
         Reply::Json(b) => respond(&mut s, 200, b.as_bytes()),
         Reply::Status(code, b) => respond(&mut s, *code, b.as_bytes()),
-        Reply::Hang => thread::sleep(Duration::from_secs(10)),
+        Reply::Hang => thread::sleep(HANG),
         Reply::StallMidBody => {
             let _ = s.write_all(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n[{\"score\":1,");
-            thread::sleep(Duration::from_secs(10));
+            thread::sleep(HANG);
         }
         Reply::Raw(bytes) => {
             let _ = s.write_all(bytes);

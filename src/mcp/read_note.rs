@@ -170,15 +170,11 @@ pub(crate) fn resolve(vault: &Path, raw: &str) -> Result<PathBuf, String> {
     if !is_md {
         return Err(format!("{raw:?} is not a note: only .md files can be read"));
     }
-    let root = paths::canonicalize(vault)
+    let root = paths::real_root(vault)
         .map_err(|e| format!("cannot open the vault {}: {e}", vault.display()))?;
-    let real = paths::canonicalize(&paths::join_rel(&root, &unified))
-        .map_err(|_| format!("no note {raw:?} in the vault"))?;
-    if !real.starts_with(&root) {
-        return Err(format!(
-            "{raw:?} leads out of the vault through a symlink: not read"
-        ));
-    }
+    let real = paths::real_inside(&root, &unified)
+        .map_err(|_| format!("no note {raw:?} in the vault"))?
+        .ok_or_else(|| format!("{raw:?} leads out of the vault through a symlink: not read"))?;
     let is_md = real
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("md"));
@@ -337,6 +333,24 @@ mod tests {
         ] {
             assert!(resolve(v, bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn a_note_deeper_than_260_characters_resolves() {
+        // On Windows the note's real path is verbatim (`\\?\C:\…`, the only spelling past
+        // 260 characters) while the vault's is plain: both must be compared alike.
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let deep: Vec<String> = (0..8)
+            .map(|i| format!("level-{i:02}-of-a-deeply-nested-archive"))
+            .collect();
+        let rel = format!("{}/the bottom.md", deep.join("/"));
+        let file = paths::join_rel(dir.path(), &rel);
+        assert!(file.as_os_str().len() > 260);
+        std::fs::create_dir_all(file.parent().unwrap_or(dir.path()))
+            .unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(&file, "abyssal\n").unwrap_or_else(|e| panic!("{e}"));
+        let real = resolve(dir.path(), &rel).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(std::fs::read(real).unwrap_or_default(), b"abyssal\n");
     }
 
     #[test]

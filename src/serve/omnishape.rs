@@ -37,7 +37,7 @@ pub(crate) fn convert(vault: &Path, q: &str, hits: Vec<SearchHit>) -> Vec<OmniRe
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let root = paths::canonicalize(vault).ok();
+    let root = paths::real_root(vault).ok();
     let query = OmniQuery::parse(q);
     let mut analyzer = analyzer::text_analyzer();
     hits.into_iter()
@@ -77,10 +77,7 @@ pub(crate) fn convert(vault: &Path, q: &str, hits: Vec<SearchHit>) -> Vec<OmniRe
 
 /// Reads a note only when it really lies inside the vault (no symlink out).
 fn read_inside(root: &Path, rel: &str) -> Option<String> {
-    let real = paths::canonicalize(&paths::join_rel(root, rel)).ok()?;
-    if !real.starts_with(root) {
-        return None;
-    }
+    let real = paths::real_inside(root, rel).ok()??;
     let bytes = std::fs::read(real).ok()?;
     Some(String::from_utf8_lossy(&bytes).into_owned())
 }

@@ -58,6 +58,7 @@ pub(super) fn ensure_dir(dir: &Path) -> Result<()> {
 
 /// Creates `dir` (0700 on Unix), failing when anything — a symlink included — is there.
 pub(super) fn create_new_dir(dir: &Path) -> std::io::Result<()> {
+    #[cfg_attr(not(unix), allow(unused_mut))]
     let mut builder = fs::DirBuilder::new();
     #[cfg(unix)]
     {
