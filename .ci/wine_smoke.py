@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """The Windows binary end to end under Wine, as a Windows user would run it.
 
-Indexes and searches a vault whose names are not ASCII and whose deepest note's path is beyond
-Windows' classic 260-character limit, checks `status`, starts `serve` and queries it over HTTP
+Indexes and searches a vault whose names are not ASCII, whose deepest note's path is beyond
+Windows' classic 260-character limit and whose names include a device name and folders ending
+in a dot and in a space, checks `status`, starts `serve` and queries it over HTTP
 from this (Linux) side — Wine processes share the loopback — until it has picked up an edit,
 and has a short raw JSON-RPC exchange with `mcp` over stdio. Paths are handed to the binary in
 their Windows spelling (`winepath -w`). Exits non-zero on the first failure.
@@ -30,6 +31,11 @@ NOTES = {
     "日本語/メモ.md": "# メモ\n\nsakura blossoms in April, 桜の花\n",
     "Ünïcödé folder/🚀 launch.md": "# Launch 🚀\n\nThe rocket checklist: fuel, countdown.\n",
     f"{DEEP}/a note at the bottom.md": "# Deep\n\nThe abyssal plain lies far below.\n",
+    # Names a plain Windows path changes: a device name, a folder ending in a dot, one ending
+    # in a space. Made here, from Linux: Wine refuses to create them from a Windows program.
+    "aux.md": "# Aux\n\nThe auxiliary generator hums.\n",
+    "Drafts./plan.md": "# Plan\n\nA trebuchet for the garden.\n",
+    "Ideas /list.md": "# List\n\nA quokka, a numbat.\n",
 }
 
 
@@ -112,6 +118,9 @@ def check_index_and_search(bin_: Binary, vault: Path):
     check(top_path(bin_, "sakura") == "日本語/メモ.md", "sakura")
     check(top_path(bin_, "countdown") == "Ünïcödé folder/🚀 launch.md", "countdown")
     check(top_path(bin_, "abyssal") == f"{DEEP}/a note at the bottom.md", "the deep note")
+    check(top_path(bin_, "auxiliary") == "aux.md", "a device name")
+    check(top_path(bin_, "trebuchet") == "Drafts./plan.md", "a folder ending in a dot")
+    check(top_path(bin_, "quokka") == "Ideas /list.md", "a folder ending in a space")
     text = bin_.run("--source", "local", "croissant")
     check("1. [" in text and "Notes/Café crème.md" in text, f"text output: {text}")
     st = bin_.json("status", "--json")
@@ -199,6 +208,14 @@ def check_mcp(bin_: Binary):
         r = answer(4)["result"]
         text = "".join(c.get("text", "") for c in r["content"])
         check(not r.get("isError") and "abyssal plain" in text, f"read_note, deep: {r}")
+        for i, (rel, words) in enumerate([("aux.md", "generator hums"), ("Drafts./plan.md", "trebuchet")]):
+            send({
+                "jsonrpc": "2.0", "id": 5 + i, "method": "tools/call",
+                "params": {"name": "read_note", "arguments": {"path": rel}},
+            })
+            r = answer(5 + i)["result"]
+            text = "".join(c.get("text", "") for c in r["content"])
+            check(not r.get("isError") and words in text, f"read_note {rel}: {r}")
     finally:
         server.stdin.close()
         try:

@@ -37,6 +37,7 @@
 
 mod core;
 mod dispatch;
+mod fileid;
 mod fsread;
 #[cfg(any(feature = "mcp", feature = "serve"))]
 mod heap;

@@ -16,13 +16,62 @@ use anyhow::{Context, Result};
 
 /// `root` joined with the `/`-separated vault-relative `rel`, one component at a time (empty
 /// and `.` segments skipped). The caller has checked `rel` for `..` and roots where that
-/// matters.
+/// matters. On Windows a name that the plain path syntax would change (see [`verbatim`]) makes
+/// the whole path verbatim.
 pub(crate) fn join_rel(root: &Path, rel: &str) -> PathBuf {
-    let mut p = root.to_path_buf();
-    for seg in rel.split('/').filter(|s| !s.is_empty() && *s != ".") {
+    let segs = rel.split('/').filter(|s| !s.is_empty() && *s != ".");
+    let mut p = if cfg!(windows) && segs.clone().any(|s| !plain_name_ok(s)) {
+        verbatim(root)
+    } else {
+        root.to_path_buf()
+    };
+    for seg in segs {
         p.push(seg);
     }
     p
+}
+
+/// `path` in the form Windows passes to the file system unparsed (`\\?\C:\…`,
+/// `\\?\UNC\server\share\…`), so names under it that the plain syntax would change are
+/// reached as they are on disk: a reserved device name (`aux.md`, `con`, `com1.txt` name
+/// devices in a plain path) and a name ending in a dot or a space (trimmed in a plain path).
+/// `path` itself is made absolute first. Unchanged on Unix, or when it is verbatim already or
+/// can't be made absolute.
+pub(crate) fn verbatim(path: &Path) -> PathBuf {
+    if !cfg!(windows) {
+        return path.to_path_buf();
+    }
+    let Ok(abs) = std::path::absolute(path) else {
+        return path.to_path_buf();
+    };
+    let Some(s) = abs.to_str() else {
+        return abs;
+    };
+    if s.starts_with(r"\\?\") || s.starts_with(r"\\.\") {
+        abs
+    } else if let Some(unc) = s.strip_prefix(r"\\") {
+        PathBuf::from(format!(r"\\?\UNC\{unc}"))
+    } else if s.as_bytes().get(1) == Some(&b':') {
+        PathBuf::from(format!(r"\\?\{s}"))
+    } else {
+        abs
+    }
+}
+
+/// Whether a plain Windows path names the file `seg` as it is spelt: no reserved device name
+/// (`CON`, `PRN`, `AUX`, `NUL`, `COM0`–`COM9`, `LPT0`–`LPT9`, with any extension), no dot or
+/// space at the end.
+fn plain_name_ok(seg: &str) -> bool {
+    let stem = seg.split('.').next().unwrap_or(seg).trim_end();
+    let reserved = ["CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$"]
+        .iter()
+        .any(|r| stem.eq_ignore_ascii_case(r))
+        || (stem.len() == 4
+            && stem
+                .get(..3)
+                .is_some_and(|head| ["COM", "LPT"].iter().any(|r| head.eq_ignore_ascii_case(r)))
+            && stem.as_bytes()[3].is_ascii_digit());
+    !reserved && !seg.ends_with(['.', ' '])
 }
 
 /// The vault folder `rel` (`/`-separated) as it is spelt on disk: a segment that is no entry
@@ -80,22 +129,32 @@ pub(crate) fn real_root(root: &Path) -> std::io::Result<PathBuf> {
 }
 
 /// The real path of `rel` (`/`-separated) inside the folder whose [`real_root`] is `real_root`,
-/// symlinks followed; `None` when that leads out of it. Both sides are compared as
-/// `fs::canonicalize` spells them: on Windows the plain form of a path exists only up to 260
-/// characters, so a deeper note's verbatim path would never start with a plain vault path.
-/// The answer is plain when that names the same file (see [`canonicalize`]).
+/// symlinks followed; `None` when that leads out of it. With no symlink (nor junction) on the
+/// way the path is its own real path, inside by construction; only one through a link is
+/// resolved with `fs::canonicalize` and compared with `real_root` in the same spelling (on
+/// Windows the plain form of a path exists only up to 260 characters, so a deeper note's
+/// verbatim path would never start with a plain vault path). The answer is plain when that
+/// names the same file (see [`canonicalize`]).
 #[cfg_attr(not(any(feature = "mcp", feature = "serve")), allow(dead_code))]
 pub(crate) fn real_inside(real_root: &Path, rel: &str) -> std::io::Result<Option<PathBuf>> {
-    let real = join_rel(real_root, rel).canonicalize()?;
-    if !real.starts_with(real_root) {
-        return Ok(None);
+    let mut path = real_root.to_path_buf();
+    let mut linked = false;
+    for seg in rel.split('/').filter(|s| !s.is_empty() && *s != ".") {
+        path.push(seg);
+        linked = linked || std::fs::symlink_metadata(&path)?.file_type().is_symlink();
+    }
+    if linked {
+        path = path.canonicalize()?;
+        if !path.starts_with(real_root) {
+            return Ok(None);
+        }
     }
     if cfg!(windows) {
-        if let Some(plain) = real.to_str().and_then(plain_windows_path) {
+        if let Some(plain) = path.to_str().and_then(plain_windows_path) {
             return Ok(Some(PathBuf::from(plain)));
         }
     }
-    Ok(Some(real))
+    Ok(Some(path))
 }
 
 /// The non-verbatim spelling of a Windows verbatim path: `\\?\C:\x` → `C:\x`,
@@ -117,18 +176,10 @@ fn plain_windows_path(verbatim: &str) -> Option<String> {
     if plain.len() >= 260 || tail.contains('/') {
         return None;
     }
-    let ok = tail.split('\\').filter(|s| !s.is_empty()).all(|seg| {
-        let stem = seg.split('.').next().unwrap_or(seg).trim_end();
-        let reserved = ["CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$"]
-            .iter()
-            .any(|r| stem.eq_ignore_ascii_case(r))
-            || (stem.len() == 4
-                && stem.get(..3).is_some_and(|head| {
-                    ["COM", "LPT"].iter().any(|r| head.eq_ignore_ascii_case(r))
-                })
-                && stem.as_bytes()[3].is_ascii_digit());
-        !reserved && !seg.ends_with(['.', ' '])
-    });
+    let ok = tail
+        .split('\\')
+        .filter(|s| !s.is_empty())
+        .all(plain_name_ok);
     ok.then_some(plain)
 }
 
@@ -215,6 +266,57 @@ mod tests {
         );
         let long = format!(r"\\?\C:\{}", "x".repeat(300));
         assert_eq!(plain(&long), None);
+    }
+
+    #[test]
+    fn names_a_plain_windows_path_would_change() {
+        for bad in [
+            "aux.md",
+            "CON",
+            "Nul.tar.gz",
+            "com1.txt",
+            "LPT9",
+            "Drafts.",
+            "Ideas ",
+        ] {
+            assert!(!plain_name_ok(bad), "{bad}");
+        }
+        for ok in [
+            "console.md",
+            "auxiliary.md",
+            "com10.md",
+            "a.b.md",
+            "Notes",
+            ".obsidian",
+        ] {
+            assert!(plain_name_ok(ok), "{ok}");
+        }
+        let root = Path::new("vault");
+        // Ordinary names: the root as given, on every platform.
+        assert!(join_rel(root, "Notes/a.md").starts_with(root));
+        if cfg!(unix) {
+            assert_eq!(join_rel(root, "aux.md"), root.join("aux.md"));
+            assert_eq!(verbatim(root), root);
+        }
+    }
+
+    #[cfg(windows)]
+    #[test]
+    fn unusual_names_make_the_path_verbatim_on_windows() {
+        let p = |s: &str| PathBuf::from(s);
+        assert_eq!(verbatim(&p(r"C:\Vault")), p(r"\\?\C:\Vault"));
+        assert_eq!(verbatim(&p(r"\\?\C:\Vault")), p(r"\\?\C:\Vault"));
+        assert_eq!(
+            verbatim(&p(r"\\server\share\Vault")),
+            p(r"\\?\UNC\server\share\Vault")
+        );
+        assert_eq!(join_rel(&p(r"C:\V"), "a/b.md"), p(r"C:\V\a\b.md"));
+        assert_eq!(join_rel(&p(r"C:\V"), "a/aux.md"), p(r"\\?\C:\V\a\aux.md"));
+        assert_eq!(
+            join_rel(&p(r"C:\V"), "Drafts./x.md"),
+            p(r"\\?\C:\V\Drafts.\x.md")
+        );
+        assert!(verbatim(Path::new("relative")).is_absolute());
     }
 
     #[test]

@@ -18,6 +18,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("paths", 0),
     ("heap", 0),
     ("fsread", 0),
+    ("fileid", 0),
     ("local", 1),
     ("omnisearch", 1),
     ("", 2), // lib.rs: the public API

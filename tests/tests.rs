@@ -16,6 +16,7 @@ mod local;
 mod mcp;
 mod mcp_clients;
 mod omnisearch;
+mod portability;
 mod serve;
 mod skipped;
 mod trust;

@@ -398,19 +398,9 @@ fn start_watcher(
     Ok(w)
 }
 
-/// Which folder the vault path names now (device + inode on Unix; existence elsewhere).
+/// Which folder the vault path names now (see `fileid`).
 fn vault_identity(vault: &Path) -> Option<(u64, u64)> {
-    let m = std::fs::metadata(vault).ok().filter(|m| m.is_dir())?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        Some((m.dev(), m.ino()))
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = m;
-        Some((0, 0))
-    }
+    crate::fileid::folder_id(vault)
 }
 
 /// Writes the heartbeat; `caught_up` only with a working watcher (without one, changes

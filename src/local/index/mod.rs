@@ -10,8 +10,11 @@
 mod document;
 pub(crate) mod extract;
 mod intact;
+#[cfg(windows)]
+mod job;
 mod manifest;
 pub(crate) mod pdf;
+mod placeholder;
 mod plan;
 mod private;
 mod read;

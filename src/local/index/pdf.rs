@@ -18,8 +18,9 @@ use super::extract::Extracted;
 /// gigabytes).
 const MAX_PAGE_CONTENT_BYTES: usize = 64 * 1024 * 1024;
 
-/// Caps the address space of this process (Unix: `RLIMIT_AS`). Elsewhere nothing is set: the
-/// parent's time limit still applies.
+/// Caps the memory of this process: its address space on Unix (`RLIMIT_AS`), its committed
+/// memory on Windows (a Job Object, see `job`). Elsewhere nothing is set: the parent's time
+/// limit still applies.
 pub(crate) fn limit_memory(bytes: u64) {
     #[cfg(unix)]
     {
@@ -32,7 +33,10 @@ pub(crate) fn limit_memory(bytes: u64) {
             },
         );
     }
-    #[cfg(not(unix))]
+    // Failing to cap is not fatal: the time limit and the output cap still hold.
+    #[cfg(windows)]
+    let _ = super::job::cap_this_process(bytes);
+    #[cfg(not(any(unix, windows)))]
     let _ = bytes;
 }
 
