@@ -7,6 +7,7 @@
 //! cache, else a child process under limits) and [`pdf`] is what that child runs. Nothing here
 //! imports the search side.
 
+mod cloud;
 mod document;
 pub(crate) mod extract;
 mod intact;
@@ -14,7 +15,6 @@ mod intact;
 mod job;
 mod manifest;
 pub(crate) mod pdf;
-mod placeholder;
 mod plan;
 mod private;
 mod read;
