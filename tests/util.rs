@@ -78,6 +78,16 @@ impl Env {
     }
 
     pub fn run(&self, args: &[&str]) -> Output {
+        // Wine only: on a loaded machine starting a process now and then fails with
+        // ERROR_INTERNAL_ERROR (1359) before it runs; starting it again works.
+        for _ in 0..3 {
+            match self.cmd().args(args).output() {
+                Err(e) if cfg!(windows) && e.raw_os_error() == Some(1359) => {
+                    thread::sleep(Duration::from_millis(200));
+                }
+                other => return other.unwrap(),
+            }
+        }
         self.cmd().args(args).output().unwrap()
     }
 

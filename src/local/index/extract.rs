@@ -3,12 +3,13 @@
 //!
 //! Why a child process: a hostile or broken PDF can make a parser loop, recurse deeply or
 //! allocate without bound, and a thread can be neither killed nor capped in memory. The child
-//! runs under a wall-time limit (killed when it is over) and, on Unix, an address-space limit
-//! (`RLIMIT_AS`, set by the child on itself before it reads the file); its output is read up
-//! to a cap. Whatever happens to it — crash, abort, out of memory, timeout, garbage on
-//! stdout — comes back as a reason, never as a failure of this process. On Windows and macOS
-//! the time limit and the output cap apply; the memory limit applies where `RLIMIT_AS` is
-//! enforced (Linux and the BSDs; macOS accepts but does not enforce it).
+//! runs under a wall-time limit (killed when it is over) and a memory limit it sets on itself
+//! before it reads the file: an address-space limit on Unix (`RLIMIT_AS`), a Job Object's cap
+//! on committed memory on Windows (`job`); its output is read up to a cap. Whatever happens to
+//! it — crash, abort, out of memory, timeout, garbage on stdout — comes back as a reason, never
+//! as a failure of this process. The time limit and the output cap apply everywhere; the
+//! memory limit where it is enforced (Linux, the BSDs and Windows; macOS accepts `RLIMIT_AS`
+//! but does not enforce it).
 //!
 //! The result — pages or the reason of a failure — is cached by the file's hash, so neither a
 //! re-index nor a `--rebuild` extracts an unchanged PDF again.

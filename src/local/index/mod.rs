@@ -11,6 +11,7 @@
 
 mod at_path;
 mod budget;
+mod cloud;
 mod document;
 pub(crate) mod extract;
 mod intact;
@@ -19,7 +20,6 @@ mod job;
 mod manifest;
 mod merge;
 pub(crate) mod pdf;
-mod placeholder;
 mod plan;
 mod private;
 mod read;

@@ -12,7 +12,7 @@
 //!
 //! On platforms other than Unix the stat is a plain `symlink_metadata` of the full path (on
 //! Windows a verbatim one, see `paths::verbatim`). Cloud placeholders are skipped with a reason
-//! from the stat alone (see `placeholder`).
+//! from the stat alone (see `cloud`).
 //!
 //! Rules: symlinks are never followed (neither to files nor to directories, so a link can't
 //! leak a file from outside the vault or loop); directories whose name starts with `.`
@@ -366,7 +366,7 @@ struct FileStat {
 enum Seen {
     File(FileStat),
     NotRegular,
-    /// A cloud file whose content is not here (see `placeholder`): never read.
+    /// A cloud file whose content is not here (see `cloud`): never read.
     #[cfg_attr(not(any(windows, target_os = "macos")), allow(dead_code))]
     Placeholder(&'static str),
 }
@@ -414,7 +414,7 @@ impl Stater {
             return Ok(Seen::NotRegular);
         }
         #[cfg(target_os = "macos")]
-        if let Some(why) = super::placeholder::macos(st.st_flags) {
+        if let Some(why) = super::cloud::macos(st.st_flags) {
             return Ok(Seen::Placeholder(why));
         }
         // The field types differ between Unixes (`time_t`, `c_long`, `u64`); nanoseconds are
@@ -437,7 +437,7 @@ impl Stater {
         }
         #[cfg(windows)]
         if let Some(why) =
-            super::placeholder::windows(std::os::windows::fs::MetadataExt::file_attributes(&md))
+            super::cloud::windows(std::os::windows::fs::MetadataExt::file_attributes(&md))
         {
             return Ok(Seen::Placeholder(why));
         }

@@ -1,4 +1,4 @@
-//! Cloud placeholders: files a sync client shows in the vault whose content is not on this
+//! Cloud placeholders (not the index's placeholders of files over a cap): files a sync client shows in the vault whose content is not on this
 //! machine (OneDrive's Files On-Demand and other cloud-files providers on Windows, iCloud
 //! Drive's evicted "dataless" files on macOS). Reading one makes the sync client download it,
 //! so a walk that read every note would pull a whole cloud vault down. The walk tells them
