@@ -1,7 +1,8 @@
 //! Which folder a path names right now, as the file system identifies it: device and inode on
 //! Unix, volume serial number and file index on Windows. A vault folder renamed away and
 //! another put in its place keeps the path but not the identity, which is how `serve` notices
-//! that the folder it watches is no longer the vault.
+//! that the folder it watches is no longer the vault. And the state of a file, for caches
+//! that must notice a file replaced or rewritten.
 
 use std::path::Path;
 
@@ -30,6 +31,18 @@ pub(crate) fn folder_id(path: &Path) -> Option<(u64, u64)> {
         let _ = m;
         Some((0, 0))
     }
+}
+
+/// A file's state as far as a cache of it is concerned: its length, mtime and inode (0 off
+/// Unix), symlinks followed; `None` when nothing is there. A file rewritten in place changes
+/// its mtime, one renamed over it its inode.
+pub(crate) fn file_state(path: &Path) -> Option<(u64, std::time::SystemTime, u64)> {
+    let m = std::fs::metadata(path).ok()?;
+    #[cfg(unix)]
+    let ino = std::os::unix::fs::MetadataExt::ino(&m);
+    #[cfg(not(unix))]
+    let ino = 0;
+    Some((m.len(), m.modified().ok()?, ino))
 }
 
 #[cfg(test)]

@@ -43,15 +43,6 @@ struct Stamp {
     meta: Option<(u64, std::time::SystemTime, u64)>,
 }
 
-fn file_id(path: &Path) -> Option<(u64, std::time::SystemTime, u64)> {
-    let m = std::fs::metadata(path).ok()?;
-    #[cfg(unix)]
-    let ino = std::os::unix::fs::MetadataExt::ino(&m);
-    #[cfg(not(unix))]
-    let ino = 0;
-    Some((m.len(), m.modified().ok()?, ino))
-}
-
 impl std::fmt::Debug for Kept {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Kept").field("store", &self.store).finish()
@@ -70,8 +61,8 @@ impl Kept {
 
     fn stamp(&self, dir: &Path) -> Stamp {
         Stamp {
-            current: file_id(&self.store.root.join(store::CURRENT)),
-            meta: file_id(&dir.join("meta.json")),
+            current: crate::fileid::file_state(&self.store.root.join(store::CURRENT)),
+            meta: crate::fileid::file_state(&dir.join("meta.json")),
         }
     }
 

@@ -71,13 +71,9 @@ pub(crate) fn writer_lock(
 pub(crate) fn index(opts: &IndexOptions, progress: &dyn IndexProgress) -> Result<IndexReport> {
     let started = Instant::now();
     let store = Store::new(&opts.cache_dir, &opts.vault);
-    store.ensure_root()?;
-    let Some(lock) = store.try_lock()? else {
-        return Ok(IndexReport {
-            busy: true,
-            index_dir: store.root.display().to_string(),
-            ..IndexReport::default()
-        });
+    let lock = match lock_or_busy(&store)? {
+        Ok(lock) => lock,
+        Err(busy) => return Ok(busy),
     };
     let update = |rebuild| {
         quiet::catch(|| {
@@ -112,13 +108,9 @@ pub(crate) fn index_paths(
 ) -> Result<IndexReport> {
     let started = Instant::now();
     let store = Store::new(&opts.cache_dir, &opts.vault);
-    store.ensure_root()?;
-    let Some(lock) = store.try_lock()? else {
-        return Ok(IndexReport {
-            busy: true,
-            index_dir: store.root.display().to_string(),
-            ..IndexReport::default()
-        });
+    let lock = match lock_or_busy(&store)? {
+        Ok(lock) => lock,
+        Err(busy) => return Ok(busy),
     };
     let limits = opts.limits();
     let updated =
@@ -129,6 +121,16 @@ pub(crate) fn index_paths(
     // The walk takes the lock itself.
     drop(lock);
     index(opts, &crate::core::NoProgress)
+}
+
+/// The writer lock of `store`, or the report of a run that found another process indexing.
+fn lock_or_busy(store: &Store) -> Result<std::result::Result<WriterLock, IndexReport>> {
+    store.ensure_root()?;
+    Ok(store.try_lock()?.ok_or_else(|| IndexReport {
+        busy: true,
+        index_dir: store.root.display().to_string(),
+        ..IndexReport::default()
+    }))
 }
 
 fn finished(mut report: IndexReport, started: Instant) -> IndexReport {

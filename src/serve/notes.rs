@@ -81,12 +81,7 @@ pub(crate) struct Notes {
 }
 
 fn stamp(path: &Path) -> Option<Stamp> {
-    let m = std::fs::metadata(path).ok()?;
-    #[cfg(unix)]
-    let ino = std::os::unix::fs::MetadataExt::ino(&m);
-    #[cfg(not(unix))]
-    let ino = 0;
-    Some((m.len(), m.modified().ok()?, ino))
+    crate::fileid::file_state(path)
 }
 
 impl Notes {
