@@ -29,6 +29,26 @@ pub(crate) struct Known {
     pub(crate) too_large: bool,
 }
 
+impl Known {
+    /// What the fast fields of segment `seg_ord` say of `doc`.
+    fn of(
+        sizes: &tantivy::columnar::Column<u64>,
+        mtimes: &tantivy::columnar::Column<i64>,
+        stubs: Option<&tantivy::columnar::Column<u64>>,
+        seg_ord: usize,
+        doc: u32,
+    ) -> Known {
+        let stub = stubs.and_then(|c| c.first(doc));
+        Known {
+            size: sizes.first(doc).unwrap_or(0),
+            mtime_ns: mtimes.first(doc).unwrap_or(0),
+            addr: DocAddress::new(seg_ord as u32, doc),
+            skipped: stub.is_some_and(|v| v != 0),
+            too_large: stub == Some(STUB_TOO_LARGE),
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy)]
 struct Entry {
     hash: u64,
@@ -133,17 +153,8 @@ impl Manifest {
                 else {
                     continue;
                 };
-                let stub = skipped.as_ref().and_then(|c| c.first(doc));
-                out.insert(
-                    &key_bytes[a..b],
-                    Known {
-                        size: sizes.first(doc).unwrap_or(0),
-                        mtime_ns: mtimes.first(doc).unwrap_or(0),
-                        addr: DocAddress::new(seg_ord as u32, doc),
-                        skipped: stub.is_some_and(|v| v != 0),
-                        too_large: stub == Some(STUB_TOO_LARGE),
-                    },
-                );
+                let known = Known::of(&sizes, &mtimes, skipped.as_ref(), seg_ord, doc);
+                out.insert(&key_bytes[a..b], known);
             }
         }
         Ok(out)
@@ -172,17 +183,8 @@ impl Manifest {
                 let mut doc = tantivy::DocSet::doc(&docs);
                 while doc != tantivy::TERMINATED {
                     if alive.is_none_or(|a| a.is_alive(doc)) {
-                        let stub = skipped.as_ref().and_then(|c| c.first(doc));
-                        out.insert(
-                            path.as_bytes(),
-                            Known {
-                                size: sizes.first(doc).unwrap_or(0),
-                                mtime_ns: mtimes.first(doc).unwrap_or(0),
-                                addr: DocAddress::new(seg_ord as u32, doc),
-                                skipped: stub.is_some_and(|v| v != 0),
-                                too_large: stub == Some(STUB_TOO_LARGE),
-                            },
-                        );
+                        let known = Known::of(&sizes, &mtimes, skipped.as_ref(), seg_ord, doc);
+                        out.insert(path.as_bytes(), known);
                     }
                     doc = tantivy::DocSet::advance(&mut docs);
                 }

@@ -67,13 +67,7 @@ pub(super) fn read(
     phrase_tokens.sort();
     phrase_tokens.dedup();
 
-    let mut by_segment: HashMap<u32, Vec<(usize, u32)>> = HashMap::new();
-    for (i, (_, addr)) in candidates.iter().enumerate() {
-        by_segment
-            .entry(addr.segment_ord)
-            .or_default()
-            .push((i, addr.doc_id));
-    }
+    let by_segment = by_segment(candidates);
     let path_name = fields.schema.get_field_name(fields.path).to_string();
     for (seg_ord, mut docs) in by_segment {
         docs.sort_by_key(|d| d.1);
@@ -146,6 +140,18 @@ pub(super) fn read(
         }
     }
     Ok(feats)
+}
+
+/// The candidates of each segment: (index in `candidates`, doc id), in candidate order.
+pub(super) fn by_segment(candidates: &[(f32, DocAddress)]) -> HashMap<u32, Vec<(usize, u32)>> {
+    let mut by_segment: HashMap<u32, Vec<(usize, u32)>> = HashMap::new();
+    for (i, (_, addr)) in candidates.iter().enumerate() {
+        by_segment
+            .entry(addr.segment_ord)
+            .or_default()
+            .push((i, addr.doc_id));
+    }
+    by_segment
 }
 
 /// Calls `f(i, postings)` for each candidate `(i, doc)` (sorted by doc) that holds `term`,

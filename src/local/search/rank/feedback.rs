@@ -18,7 +18,7 @@ use tantivy::schema::IndexRecordOption;
 use tantivy::tokenizer::{TextAnalyzer, TokenStream};
 use tantivy::{DocAddress, Searcher, Term};
 
-use super::features::for_each_hit;
+use super::features::{by_segment, for_each_hit};
 use super::reading::is_filler_word;
 use crate::local::schema::Fields;
 use crate::local::stored::Stored;
@@ -139,14 +139,7 @@ pub(super) fn shares(
     if total <= 0.0 {
         return Ok(out);
     }
-    let mut by_segment: HashMap<u32, Vec<(usize, u32)>> = HashMap::new();
-    for (i, (_, addr)) in candidates.iter().enumerate() {
-        by_segment
-            .entry(addr.segment_ord)
-            .or_default()
-            .push((i, addr.doc_id));
-    }
-    for (seg_ord, mut docs) in by_segment {
+    for (seg_ord, mut docs) in by_segment(candidates) {
         docs.sort_by_key(|d| d.1);
         let seg = searcher.segment_reader(seg_ord);
         for (s, w) in words {
