@@ -16,8 +16,8 @@ slow, but repeatable on a loaded machine where wall time is not.
 
 Examples:
   benches/build.py /path/to/tldr before=target/vs-before after=target/fast/vault-search
-  cargo run --profile fast --example genvault -- /tmp/v100k 100000
-  benches/build.py /tmp/v100k after=target/fast/vault-search --runs 3
+  cargo run --profile fast --example genvault -- /path/to/v100k 100000
+  benches/build.py /path/to/v100k after=target/fast/vault-search --runs 3
 Run it under `nice` on a shared machine; the builds inherit it.
 """
 import os
