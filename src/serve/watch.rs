@@ -9,7 +9,8 @@
 //! `.obsidian/app.json`, an event without paths or spelled outside the vault, the OS saying it
 //! dropped events (overflow), a watcher error, a failed update, every few minutes in any case
 //! (network mounts and sleep lose events), and the vault or the cache directory coming back
-//! after being moved or deleted.
+//! after being moved or deleted. On Windows (anything but Unix) every batch walks for now: the
+//! path update is not yet trusted there (under Wine a walk after it still found changes).
 //!
 //! The loop publishes a [`Heartbeat`] at least every [`liveness::BEAT_EVERY`], and at once when
 //! the first event of a batch arrives, so a search never trusts an index that is behind.
@@ -340,7 +341,9 @@ fn update(cfg: &WatchConfig, changes: &Changes) -> Result<Option<u64>> {
     }
     let mut opts = IndexOptions::new(&cfg.vault, &cfg.cache_dir);
     opts.pdf = cfg.pdf;
-    let report = if changes.walks() {
+    // Off Unix every batch walks: under Wine the path update left changes a walk then found
+    // (see `refresh_paths`' test), which is not yet understood on Windows.
+    let report = if changes.walks() || cfg!(not(unix)) {
         crate::index(&opts)?
     } else {
         let paths: Vec<PathBuf> = changes.paths.iter().cloned().collect();
