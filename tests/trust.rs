@@ -428,27 +428,36 @@ fn damage_that_keeps_size_and_mtime_is_rebuilt_by_the_next_update() {
     assert_eq!(all.results.len(), 150);
 }
 
+/// Calls `read_note` on `path` while a swapper runs, asserting that the outside note never
+/// shows; returns how many calls read the note itself. 600 calls at least, more (up to 5,000)
+/// until one caught the note between swaps: under load the swapper can hold the symlink
+/// state through a whole run of calls.
+#[cfg(unix)]
+fn read_while_swapped(s: &mut crate::mcp::Session, path: &str) -> usize {
+    let mut answered = 0;
+    for n in 0..5000 {
+        let r = s.call("read_note", serde_json::json!({ "path": path }));
+        let t = crate::mcp::text(&r);
+        assert!(!t.contains("secretmarker"), "leaked: {t}");
+        answered += usize::from(t.contains("inside"));
+        if n >= 600 && answered > 0 {
+            break;
+        }
+    }
+    answered
+}
+
 #[cfg(unix)]
 #[test]
 fn read_note_never_reads_through_a_note_swapped_for_a_symlink() {
-    use crate::mcp::{text, Session};
+    use crate::mcp::Session;
     let env = Env::new();
     let outside = env.root.path().join("secret.md");
     std::fs::write(&outside, "secretmarker\n").unwrap();
     env.write("race.md", "inside\n");
     let mut s = Session::ready(&env, &[]);
     let swapper = Swapper::start(&env, &outside, "inside");
-    let mut answered = 0;
-    // 600 calls at least, more (up to 5,000) until one caught the note between swaps: under
-    // load the swapper can hold the symlink state through a whole run of calls.
-    for n in 0..5000 {
-        let r = s.call("read_note", serde_json::json!({"path": "race.md"}));
-        assert!(!text(&r).contains("secretmarker"), "leaked: {}", text(&r));
-        answered += usize::from(text(&r).contains("inside"));
-        if n >= 600 && answered > 0 {
-            break;
-        }
-    }
+    let answered = read_while_swapped(&mut s, "race.md");
     drop(swapper);
     assert!(answered > 0, "the note itself was never read");
 }
@@ -459,7 +468,7 @@ fn read_note_never_reads_through_a_note_swapped_for_a_symlink() {
 #[cfg(target_os = "linux")]
 #[test]
 fn read_note_never_reads_through_a_folder_swapped_for_a_symlink() {
-    use crate::mcp::{text, Session};
+    use crate::mcp::Session;
     use std::sync::atomic::{AtomicBool, Ordering};
     let env = Env::new();
     let outside = env.root.path().join("outside");
@@ -484,15 +493,7 @@ fn read_note_never_reads_through_a_folder_swapped_for_a_symlink() {
             .unwrap();
         }
     });
-    let mut answered = 0;
-    for n in 0..5000 {
-        let r = s.call("read_note", serde_json::json!({"path": "sub/race.md"}));
-        assert!(!text(&r).contains("secretmarker"), "leaked: {}", text(&r));
-        answered += usize::from(text(&r).contains("inside"));
-        if n >= 600 && answered > 0 {
-            break;
-        }
-    }
+    let answered = read_while_swapped(&mut s, "sub/race.md");
     stop.store(true, Ordering::Relaxed);
     swapper.join().unwrap();
     assert!(answered > 0, "the note itself was never read");
