@@ -145,9 +145,13 @@ fn score(
         // (the front-end prints warnings on stderr).
         #[cfg(feature = "tuning")]
         if std::env::var_os("VS_EXPLAIN").is_some() {
+            // The features hold a path only where a term hit the name: every line names its note.
+            let doc = Stored::read(searcher, candidates[i].1)?;
             warnings.push(format!(
-                "{}: bonus={bonus} bm25={bm25} name={name} {:?}",
-                f.path, f.terms
+                "{}: bonus={bonus} bm25={bm25} name={name} lead={:?} {:?}",
+                doc.path(),
+                f.lead,
+                f.terms
             ));
         }
         // A long note's BM25 says less about it: the same factor as its heading matches.
