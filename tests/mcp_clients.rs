@@ -151,6 +151,14 @@ fn tool_schemas_suit_strict_validators_and_the_server() {
     let t = text(&r);
     assert!(t.contains("limit must be a whole number"), "{t}");
     assert!(!t.contains("u16") && !t.contains("u64"), "{t}");
+    // An argument the tool doesn't have: refused, naming the ones it has.
+    let r = s.call("search_notes", json!({"query": "x", "max_results": 3}));
+    assert!(is_error(&r), "{r}");
+    let t = text(&r);
+    assert!(t.contains("max_results") && t.contains("limit"), "{t}");
+    let r = s.call("read_note", json!({"note": "Dev/rust.md"}));
+    assert!(is_error(&r), "{r}");
+    assert!(text(&r).contains("`path`"), "{r}");
     let r = s.call("read_note", json!({"path": "Dev/rust.md", "line": -1}));
     assert!(text(&r).contains("line must be a whole number"), "{r}");
     let r = s.call("read_note", json!({"path": "Dev/rust.md", "line": 999_999}));

@@ -28,9 +28,10 @@ args::whole_arg!(context_arg, "context");
 args::whole_arg!(from_line_arg, "from_line");
 args::whole_arg!(max_lines_arg, "max_lines");
 
-/// `read_note` arguments.
+/// `read_note` arguments; an unknown one is refused, as `search_notes` does.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[schemars(transform = args::no_formats)]
+#[serde(deny_unknown_fields)]
 pub(crate) struct ReadParams {
     /// Vault-relative path of a note, as search_notes returns it
     #[serde(default)]

@@ -36,9 +36,12 @@ pub(crate) const MAX_QUERY_BYTES: usize = 4096;
 
 args::whole_arg!(limit_arg, "limit");
 
-/// `search_notes` arguments. New filters are added as optional fields.
+/// `search_notes` arguments. New filters are added as optional fields. An argument not named
+/// here is refused, naming the ones there are: a model that writes `max_results` or `q` is told
+/// so and retries, rather than getting ten hits of something it did not ask for.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[schemars(transform = args::no_formats)]
+#[serde(deny_unknown_fields)]
 pub(crate) struct SearchParams {
     /// A few keywords (a sentence works too); "quoted phrase", -word to exclude; empty with a filter or sort: notes, newest first
     #[serde(default)]
