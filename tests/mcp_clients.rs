@@ -52,6 +52,11 @@ fn malformed_requests_get_their_own_codes() {
     // The tool list is one page: a cursor names none of it.
     let r = s.request("tools/list", json!({"cursor": "page-2"}));
     assert_eq!(error_code(&r), -32602, "{r}");
+    // A method MCP doesn't have: its own code, and a message that says so.
+    let r = s.request("notes/delete", json!({}));
+    assert_eq!(error_code(&r), -32601, "{r}");
+    let m = r["error"]["message"].as_str().unwrap_or_default();
+    assert!(m.contains("not found") && m.contains("notes/delete"), "{r}");
     // Not a message at all.
     s.send_raw("42");
     let r = s.wait_for(|m| m.get("error").is_some() && m["id"].is_null());

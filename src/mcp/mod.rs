@@ -231,4 +231,18 @@ impl ServerHandler for Server {
         // After the handshake, so the build never competes with the `initialize` answer.
         self.ctx.indexer.ensure_started(false);
     }
+
+    /// A method MCP doesn't define. rmcp's answer carries the bare method name as its message;
+    /// this one says what it is.
+    async fn on_custom_request(
+        &self,
+        request: rmcp::model::CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::CustomResult, ErrorData> {
+        Err(ErrorData::new(
+            rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+            format!("Method not found: {}", request.method),
+            None,
+        ))
+    }
 }
