@@ -289,7 +289,12 @@ fn search_notes_refuses_bad_arguments() {
         "tools/call",
         json!({"name": "no_such_tool", "arguments": {}}),
     );
-    assert!(r.get("error").is_some(), "{r}");
+    assert_eq!(r["error"]["code"], -32602, "{r}");
+    let m = r["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        m.contains("no_such_tool") && m.contains("search_notes"),
+        "{r}"
+    );
 }
 
 #[test]

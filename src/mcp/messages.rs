@@ -152,7 +152,12 @@ pub(crate) fn judge(value: Value) -> Verdict {
         // Always answered: a liveness check must not depend on the session's state.
         "ping" => Verdict::Reply(serde_json::json!({"jsonrpc": "2.0", "id": id, "result": {}})),
         "tools/call" => match call_params(params) {
-            Ok(()) => forward(value, Some(key), None, false),
+            Ok(name) if !TOOLS.contains(&name) => Verdict::Reply(error(
+                id,
+                -32602,
+                &format!("Unknown tool: {name} (the tools are {})", TOOLS.join(", ")),
+            )),
+            Ok(_) => forward(value, Some(key), None, false),
             Err(why) => Verdict::Reply(error(id, -32602, &format!("Invalid params: {why}"))),
         },
         // The tool list is one page: no cursor names a page of it.
@@ -181,16 +186,26 @@ fn forward(value: Value, request: Option<String>, cancels: Option<String>, init:
     })
 }
 
-/// `tools/call` needs the tool's name and, if any, its arguments as an object.
-fn call_params(params: Option<&Value>) -> Result<(), &'static str> {
+/// The server's tools, as `tools/list` names them (a unit test in `mcp` holds the two
+/// together): a call to another is answered with their names, where rmcp says "tool not
+/// found".
+pub(crate) const TOOLS: [&str; 4] = [
+    "search_notes",
+    "read_note",
+    "index_status",
+    "vault_overview",
+];
+
+/// `tools/call` needs the tool's name and, if any, its arguments as an object; the name.
+fn call_params(params: Option<&Value>) -> Result<&str, &'static str> {
     let Some(Value::Object(p)) = params else {
         return Err("tools/call needs params with the tool's \"name\" and its \"arguments\"");
     };
-    if !p.get("name").is_some_and(Value::is_string) {
+    let Some(name) = p.get("name").and_then(Value::as_str) else {
         return Err("tools/call needs the tool's \"name\" as a string");
-    }
+    };
     match p.get("arguments") {
-        None | Some(Value::Null | Value::Object(_)) => Ok(()),
+        None | Some(Value::Null | Value::Object(_)) => Ok(name),
         Some(_) => Err("a tool's \"arguments\" are an object of named values"),
     }
 }
@@ -253,6 +268,20 @@ mod tests {
         let v =
             json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {"cursor": "x"}});
         assert_eq!(code(judge(v)), -32602);
+        let v = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                       "params": {"name": "delete_note", "arguments": {}}});
+        let Verdict::Reply(r) = judge(v) else {
+            panic!()
+        };
+        assert_eq!(r["error"]["code"], -32602);
+        let m = r["error"]["message"].as_str().unwrap();
+        assert!(
+            m.contains("delete_note") && m.contains("search_notes"),
+            "{m}"
+        );
+        let v = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                       "params": {"name": "read_note", "arguments": {}}});
+        assert!(matches!(judge(v), Verdict::Forward(_)));
         assert_eq!(code(judge(json!({"hello": "world"}))), -32600);
         assert_eq!(code(judge(json!(42))), -32600);
         let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
@@ -261,5 +290,18 @@ mod tests {
             panic!()
         };
         assert_eq!(m.cancels.as_deref(), Some("7"));
+    }
+
+    #[test]
+    fn the_tools_named_are_the_routers() {
+        let mut listed: Vec<String> = crate::mcp::Server::tool_router()
+            .list_all()
+            .into_iter()
+            .map(|t| t.name.to_string())
+            .collect();
+        listed.sort();
+        let mut named = TOOLS.map(String::from).to_vec();
+        named.sort();
+        assert_eq!(listed, named);
     }
 }
