@@ -468,6 +468,28 @@ fn damaged_segment_files_are_rebuilt() {
     );
 }
 
+/// What a power loss can leave of files written without fsync: `meta.json` naming segment
+/// files that are gone, and `.managed.json` lost.
+#[test]
+fn an_index_missing_its_segment_files_is_rebuilt() {
+    let env = demo_env();
+    env.index_json(&[]);
+    let dir = env.live_index_dir();
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "term" || x == "pos") {
+            std::fs::remove_file(&p).unwrap();
+        }
+    }
+    std::fs::remove_file(dir.join(".managed.json")).unwrap();
+    assert_rebuilt_and_answers(&env);
+    assert_eq!(
+        env.index_json(&[]).added,
+        0,
+        "the rebuilt index is complete"
+    );
+}
+
 #[test]
 fn a_big_folder_is_walked_whole_and_its_changes_are_found() {
     // More notes in one folder than one stat batch, so several threads share it.

@@ -12,6 +12,8 @@
 //! then HTML-escaped with `<br>` for each line break; it is built around the match the local
 //! engine chose its passage by, so it shows the passage that ranked the note.
 
+use std::collections::HashSet;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::path::Path;
 
 use tantivy::tokenizer::TokenStream;
@@ -175,7 +177,7 @@ fn word_spans(
 ) -> (Vec<(usize, usize)>, usize) {
     // The engine's highlight forms include every prefix and typo expansion: hundreds for
     // some queries, tested against every word of 50 notes.
-    let forms: std::collections::HashSet<&str> = forms.iter().map(String::as_str).collect();
+    let forms: HashSet<&str, BuildHasherDefault<Fnv>> = forms.iter().map(String::as_str).collect();
     let mut found: Vec<(usize, usize)> = Vec::new();
     // False once enough matches are found.
     let mut take = |from: usize, to: usize, text: &str| {
@@ -213,6 +215,56 @@ fn word_spans(
     (found, note.text.len())
 }
 
+/// The UTF-16 units of the plugin's window around the match at `byte` (`pos` units into
+/// `text`): where it starts (in units), its units, and whether two or more units follow it.
+/// Only the window is encoded, not the note: that was a tenth of a reply's work.
+fn units_around(text: &str, byte: usize, pos: usize) -> (usize, Vec<u16>, bool) {
+    let from = pos.saturating_sub(EXCERPT_BEFORE);
+    // Back from the match to a character boundary at or before unit `from`.
+    let (mut start, mut back) = (byte, 0);
+    for c in text[..byte].chars().rev() {
+        if back >= pos - from {
+            break;
+        }
+        back += c.len_utf16();
+        start -= c.len_utf8();
+    }
+    // A surrogate pair cut at `from` leaves its second half first, as slicing the units did.
+    let skip = back - (pos - from);
+    let want = pos - from + EXCERPT_AFTER;
+    let mut units: Vec<u16> = text[start..]
+        .encode_utf16()
+        .skip(skip)
+        .take(want + 2)
+        .collect();
+    let more = units.len() >= want + 2;
+    units.truncate(want);
+    (from, units, more)
+}
+
+/// FNV-1a, for the set of highlight forms: it is asked once per word of every hit note, and
+/// std's SipHash (built to resist hash flooding, which the words of a local reply can't mount)
+/// was the largest single cost of a reply's matches.
+struct Fnv(u64);
+
+impl Default for Fnv {
+    fn default() -> Fnv {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+}
+
 /// Where `needle` (lowercase) occurs in `text`, ignoring ASCII case (so offsets stay those of
 /// `text`), without overlaps.
 fn occurrences(text: &str, needle: &str) -> Vec<(usize, usize)> {
@@ -232,32 +284,27 @@ fn occurrences(text: &str, needle: &str) -> Vec<(usize, usize)> {
 
 /// The plugin's excerpt of `text` around the match at byte `pos` (none: the note's start).
 fn plugin_excerpt(text: &str, pos: Option<usize>) -> String {
-    let units: Vec<u16> = text.encode_utf16().collect();
-    let len = units.len();
     let (window, at) = match pos {
         Some(byte) => {
             let pos = text[..byte].encode_utf16().count();
-            let (from, to) = (
-                pos.saturating_sub(EXCERPT_BEFORE),
-                (pos + EXCERPT_AFTER).min(len),
-            );
+            let (from, units, more) = units_around(text, byte, pos);
             let mut w = String::new();
             if from > 0 {
                 w.push('…');
             }
-            w.push_str(String::from_utf16_lossy(&units[from..to]).trim());
+            w.push_str(String::from_utf16_lossy(&units).trim());
             // The plugin's own test: no `…` when one unit is left.
-            if to + 1 < len {
+            if more {
                 w.push('…');
             }
             // As in the plugin, the match's place counted in the window before it was
             // prefixed and trimmed.
             (w, Some(pos - from))
         }
-        None => (
-            String::from_utf16_lossy(&units[..len.min(EXCERPT_AFTER)]),
-            None,
-        ),
+        None => {
+            let units: Vec<u16> = text.encode_utf16().take(EXCERPT_AFTER).collect();
+            (String::from_utf16_lossy(&units), None)
+        }
     };
     let joined = window
         .split(['\r', '\n'])
@@ -376,6 +423,43 @@ mod tests {
         assert!(e.starts_with("…aaa") && e.ends_with("bbb…"), "{e}");
         assert_eq!(plugin_excerpt("a\n\nb", None), "a<br>b");
         assert_eq!(ellipsis("...mid..."), "…mid…");
+    }
+
+    /// The window as it was cut from the whole note's units.
+    fn units_around_whole(text: &str, pos: usize) -> (usize, Vec<u16>, bool) {
+        let units: Vec<u16> = text.encode_utf16().collect();
+        let len = units.len();
+        let (from, to) = (
+            pos.saturating_sub(EXCERPT_BEFORE),
+            (pos + EXCERPT_AFTER).min(len),
+        );
+        (from, units[from..to].to_vec(), to + 1 < len)
+    }
+
+    #[test]
+    fn the_window_is_the_one_cut_from_the_whole_note() {
+        for text in [
+            String::new(),
+            "x".to_string(),
+            "é😀a".repeat(120),
+            format!("{}m{}", "😀".repeat(51), "b".repeat(299)),
+            format!("{}m{}", "a".repeat(99), "😀".repeat(151)),
+            format!("{}m{}", "ab".repeat(80), "c".repeat(300)),
+            format!("{}m{}", "ab".repeat(80), "c".repeat(301)),
+        ] {
+            let mut byte = 0;
+            while byte <= text.len() {
+                if text.is_char_boundary(byte) {
+                    let pos = text[..byte].encode_utf16().count();
+                    assert_eq!(
+                        units_around(&text, byte, pos),
+                        units_around_whole(&text, pos),
+                        "{byte} in {text:?}"
+                    );
+                }
+                byte += 1;
+            }
+        }
     }
 
     #[test]

@@ -8,7 +8,8 @@
 //!   unchanged PDF is never extracted twice.
 //! - `idx-<format>-<nanos>/`: Tantivy index directories. A full (re)build writes into a fresh
 //!   one and only then points `CURRENT` at it, so a kill at any instant leaves the previous
-//!   index (or none) readable; leftovers are removed by the next successful build.
+//!   index (or none) readable; leftovers are removed by the next successful build. Their
+//!   files are written without fsync but `meta.json` (see [`super::unsynced`]).
 //!
 //! The index holds the notes' text: directories are created 0700 and files set to 0600 on Unix.
 //! On Windows the files inherit the ACL of the user's cache directory, which is already
@@ -25,6 +26,7 @@ use tantivy::directory::MmapDirectory;
 use tantivy::{Index, IndexReader};
 
 use super::private;
+use super::unsynced::UnsyncedDirectory;
 use crate::core::Caps;
 use crate::local::{analyzer, schema};
 
@@ -165,9 +167,10 @@ impl Store {
         // A new name: whatever is there already (a symlink planted in its place) fails it.
         private::create_new_dir(&dir)
             .with_context(|| format!("cannot create the index directory {}", dir.display()))?;
-        let mmap = MmapDirectory::open(&dir)
+        let files = UnsyncedDirectory::open(&dir)
             .with_context(|| format!("cannot open the index directory {}", dir.display()))?;
-        let index = match Index::create(mmap, schema::fields().schema.clone(), Default::default()) {
+        let index = match Index::create(files, schema::fields().schema.clone(), Default::default())
+        {
             Ok(index) => index,
             Err(e) => {
                 self.discard(&dir);
@@ -240,8 +243,8 @@ impl std::error::Error for IndexIncompatible {}
 /// Opens a tantivy index directory and checks its format.
 pub(crate) fn open_index(dir: &Path) -> Result<(Index, Payload, IndexReader), IndexIncompatible> {
     let incompatible = IndexIncompatible;
-    let mmap = MmapDirectory::open(dir).map_err(|e| incompatible(e.to_string()))?;
-    let index = Index::open(mmap).map_err(|e| incompatible(e.to_string()))?;
+    let files = UnsyncedDirectory::open(dir).map_err(|e| incompatible(e.to_string()))?;
+    let index = Index::open(files).map_err(|e| incompatible(e.to_string()))?;
     let metas = index
         .load_metas()
         .map_err(|e| incompatible(e.to_string()))?;
