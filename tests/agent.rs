@@ -1,6 +1,6 @@
 //! Agent integration through the real binary: the skill, status, completions.
 
-use crate::util::{assert_ok, stderr, stdout, Env, MockServer, Reply};
+use crate::util::{assert_ok, stderr, stdout, Env, MockServer, Reply, Start};
 
 /// Splits a SKILL.md into its frontmatter key/values and body.
 fn frontmatter(md: &str) -> (Vec<(String, String)>, String) {
@@ -88,8 +88,7 @@ fn agents_md_directive() {
 fn skill_works_without_a_vault() {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_vault-search"))
         .args(["--vault", "/definitely/not/here", "skill"])
-        .output()
-        .unwrap();
+        .output_retried();
     assert_ok(&out);
 }
 
@@ -161,8 +160,7 @@ fn usage_errors_are_one_line_exit_2() {
         .cmd()
         .env("OMNISEARCH_PORT", "99999")
         .arg("x")
-        .output()
-        .unwrap();
+        .output_retried();
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("OMNISEARCH_PORT"));
     assert_ok(&env.run(&["-n", "1000", "--source", "local", "x"]));
@@ -195,8 +193,7 @@ fn index_shows_progress_on_a_terminal_only() {
     );
     let out = std::process::Command::new("script")
         .args(["-qec", &cmd, "/dev/null"])
-        .output()
-        .unwrap();
+        .output_retried();
     let tty = String::from_utf8_lossy(&out.stdout);
     assert!(tty.contains("indexed 3000 notes"), "{tty}");
     assert!(tty.contains("/3000 notes"), "a bar was drawn: {tty:?}");
@@ -205,8 +202,7 @@ fn index_shows_progress_on_a_terminal_only() {
         .cmd()
         .env("VAULT_SEARCH_PROGRESS_DELAY_MS", "0")
         .args(["index", "--rebuild"])
-        .output()
-        .unwrap();
+        .output_retried();
     assert_ok(&out);
     assert!(stderr(&out).is_empty(), "{}", stderr(&out));
 }
@@ -247,8 +243,7 @@ fn global_flags_go_before_or_after_the_subcommand() {
         let out = std::process::Command::new(bin)
             .env_remove("OBSIDIAN_VAULT")
             .args(&args)
-            .output()
-            .unwrap();
+            .output_retried();
         assert_ok(&out);
         let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         assert!(v.is_object(), "{args:?}");

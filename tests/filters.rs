@@ -7,7 +7,7 @@ use std::time::{Duration, SystemTime};
 use serde_json::json;
 use vault_search::SearchResponse;
 
-use crate::util::{assert_ok, omni_hit, stderr, stdout, Env, MockServer, Reply};
+use crate::util::{assert_ok, omni_hit, stderr, stdout, Env, MockServer, Reply, Start};
 
 /// Nanoseconds since the epoch of an RFC 3339 instant.
 fn ns(rfc3339: &str) -> i64 {
@@ -30,8 +30,7 @@ fn local_in(env: &Env, tz: &str, args: &[&str]) -> SearchResponse {
         .cmd()
         .env("TZ", tz)
         .args([&["--json", "--source", "local", "-n", "50"], args].concat())
-        .output()
-        .unwrap();
+        .output_retried();
     assert_ok(&out);
     serde_json::from_slice(&out.stdout).unwrap()
 }
@@ -343,8 +342,7 @@ fn wordless_listings_newest_first_with_scope_and_exclusions() {
         .args([
             "--source", "local", "--tag", "meeting", "--folder", "Meet/old",
         ])
-        .output()
-        .unwrap();
+        .output_retried();
     assert_ok(&out);
     assert_eq!(
         stdout(&out).lines().nth(1),
@@ -448,8 +446,7 @@ fn omnisearch_hits_are_filtered_on_our_side() {
             .cmd()
             .env("TZ", "UTC0")
             .args([&["--json", "--port", port.as_str()], args, &["kotlin"]].concat())
-            .output()
-            .unwrap();
+            .output_retried();
         assert_ok(&out);
         serde_json::from_slice(&out.stdout).unwrap()
     };

@@ -3,7 +3,7 @@
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use crate::util::{assert_ok, Env};
+use crate::util::{assert_ok, Env, Start};
 
 /// A vault of `n` notes; note `i` holds the unique word `uniq{i}` and the shared word `common`.
 fn generated(env: &Env, n: usize, salt: &str) {
@@ -50,7 +50,7 @@ fn kill_index_after(env: &Env, delay: Duration, rebuild: bool) {
     if rebuild {
         cmd.arg("--rebuild");
     }
-    let mut child = cmd.spawn().unwrap();
+    let mut child = cmd.spawn_retried();
     std::thread::sleep(delay);
     let _ = child.kill(); // SIGKILL on Unix, TerminateProcess on Windows
     let _ = child.wait();
@@ -112,7 +112,7 @@ fn searches_during_indexing_never_fail() {
                 if round % 4 == 3 {
                     c.arg("--rebuild");
                 }
-                let _ = c.status();
+                c.status_retried();
                 if Instant::now() > stop {
                     break;
                 }

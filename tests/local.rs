@@ -1,6 +1,6 @@
 //! The local engine through the real binary: indexing, freshness, matching, scoping, safety.
 
-use crate::util::{assert_ok, stderr, stdout, Env};
+use crate::util::{assert_ok, stderr, stdout, Env, Start};
 
 fn demo_env() -> Env {
     let env = Env::new();
@@ -335,8 +335,7 @@ fn unusable_cache_dir_still_answers() {
         .cmd()
         .env("VAULT_SEARCH_CACHE_DIR", &blocker)
         .args(["--json", "--source", "local", "gradle"])
-        .output()
-        .unwrap();
+        .output_retried();
     assert_ok(&out);
     assert!(stderr(&out).contains("in memory"), "{}", stderr(&out));
     let r: vault_search::SearchResponse = serde_json::from_slice(&out.stdout).unwrap();
@@ -345,8 +344,7 @@ fn unusable_cache_dir_still_answers() {
         .cmd()
         .env("VAULT_SEARCH_CACHE_DIR", &blocker)
         .arg("index")
-        .output()
-        .unwrap();
+        .output_retried();
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).starts_with("vault-search: "));
 }
@@ -359,8 +357,7 @@ fn missing_vault_is_a_usage_error() {
         .arg("--vault")
         .arg(env.root.path().join("nope"))
         .arg("x")
-        .output()
-        .unwrap();
+        .output_retried();
     assert_eq!(out.status.code(), Some(2));
     let err = stderr(&out);
     assert!(err.starts_with("vault-search: vault not found"), "{err}");

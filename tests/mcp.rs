@@ -64,11 +64,14 @@ impl Session {
         self.send_bytes(line.as_bytes());
     }
 
-    /// The server's stdin, for a writer on another thread (hand it back before `finish`).
+    /// The server's stdin, for a writer on another thread (hand it back before `finish`);
+    /// only a Linux test uses it.
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
     pub(crate) fn stdin_for_test(&mut self) -> ChildStdin {
         self.stdin.take().unwrap()
     }
 
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
     pub(crate) fn give_back_stdin(&mut self, stdin: ChildStdin) {
         self.stdin = Some(stdin);
     }

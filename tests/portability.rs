@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use crate::util::Env;
 #[cfg(windows)]
-use crate::util::{assert_ok, stdout};
+use crate::util::{assert_ok, stdout, Start};
 
 /// Where `rel` is on disk, as this platform must spell it to reach the file as named: on
 /// Windows the verbatim form, since a plain `…\aux.md` names the AUX device and a plain
@@ -98,8 +98,7 @@ fn a_vault_given_verbatim_is_the_same_vault() {
             .env("OMNISEARCH_PORT", env.dead_port.to_string())
             .args(["--vault", &verbatim])
             .args(args)
-            .output()
-            .unwrap();
+            .output_retried();
         assert_ok(&out);
         stdout(&out)
     };

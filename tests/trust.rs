@@ -1,7 +1,10 @@
 //! Trust boundaries through the real binary: what a note's frontmatter, a path's characters and
 //! an unreadable file can make the tool say.
 
-use crate::util::{assert_ok, stderr, stdout, Env};
+use crate::util::{assert_ok, stderr, Env};
+// Its process starts and output checks are all in tests of Unix-only behaviour.
+#[cfg(unix)]
+use crate::util::{stdout, Start};
 
 #[test]
 fn yaml_null_tags_and_aliases_are_none() {
@@ -33,8 +36,7 @@ fn control_characters_in_paths_never_reach_the_terminal() {
             .arg("--vault")
             .arg(vault)
             .args(args)
-            .output()
-            .unwrap()
+            .output_retried()
     };
     let out = run(&vault, &["status"]);
     assert_ok(&out);
@@ -215,8 +217,7 @@ fn omnisearch_hits_naming_a_fifo_or_a_huge_file_are_not_read() {
             "kotlin",
         ])
         .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+        .spawn_retried();
     let started = std::time::Instant::now();
     while child.try_wait().unwrap().is_none() {
         if started.elapsed() > std::time::Duration::from_secs(20) {

@@ -7,7 +7,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::ops::{Deref, DerefMut};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output};
+use std::process::{Child, Command, ExitStatus, Output};
 use std::sync::mpsc::{self, Receiver};
 use std::sync::{Arc, Mutex};
 use std::thread;
@@ -78,17 +78,7 @@ impl Env {
     }
 
     pub fn run(&self, args: &[&str]) -> Output {
-        // Wine only: on a loaded machine starting a process now and then fails with
-        // ERROR_INTERNAL_ERROR (1359) before it runs; starting it again works.
-        for _ in 0..3 {
-            match self.cmd().args(args).output() {
-                Err(e) if cfg!(windows) && e.raw_os_error() == Some(1359) => {
-                    thread::sleep(Duration::from_millis(200));
-                }
-                other => return other.unwrap(),
-            }
-        }
-        self.cmd().args(args).output().unwrap()
+        self.cmd().args(args).output_retried()
     }
 
     /// Runs a search with `--json` and parses the response; panics unless exit 0.
@@ -133,6 +123,42 @@ impl Env {
     }
 }
 
+/// How every test starts a process: [`Command`]'s `output`, `spawn` and `status`, started
+/// again when Wine fails the start. Under Wine on a loaded machine starting a process now and
+/// then fails with ERROR_INTERNAL_ERROR (1359) before it runs (a Wine quirk: Windows has no
+/// such failure); starting it again works.
+pub trait Start {
+    fn output_retried(&mut self) -> Output;
+    fn spawn_retried(&mut self) -> Child;
+    fn status_retried(&mut self) -> ExitStatus;
+}
+
+impl Start for Command {
+    fn output_retried(&mut self) -> Output {
+        retry_start(|| self.output())
+    }
+    fn spawn_retried(&mut self) -> Child {
+        retry_start(|| self.spawn())
+    }
+    fn status_retried(&mut self) -> ExitStatus {
+        retry_start(|| self.status())
+    }
+}
+
+fn retry_start<T>(mut start: impl FnMut() -> std::io::Result<T>) -> T {
+    let mut pause = Duration::from_millis(200);
+    for _ in 0..5 {
+        match start() {
+            Err(e) if cfg!(windows) && e.raw_os_error() == Some(1359) => {
+                thread::sleep(pause);
+                pause *= 2;
+            }
+            other => return other.unwrap(),
+        }
+    }
+    start().unwrap()
+}
+
 pub fn assert_ok(out: &Output) {
     assert!(
         out.status.success(),
@@ -158,7 +184,7 @@ pub struct ServerProcess(Child);
 impl ServerProcess {
     /// Spawns `cmd`, whose stdio the caller has set.
     pub fn spawn(cmd: &mut Command) -> ServerProcess {
-        ServerProcess(cmd.spawn().unwrap())
+        ServerProcess(cmd.spawn_retried())
     }
 }
 

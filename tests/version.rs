@@ -2,7 +2,7 @@
 
 use std::process::Command;
 
-use crate::util::{assert_ok, stdout};
+use crate::util::{assert_ok, stdout, Start};
 
 /// `vault-search 0.1.0 (abc1234 2026-12-01, x86_64-unknown-linux-gnu)`: the version, the
 /// commit when the source knows one (with its date from a checkout), and the target this
@@ -12,8 +12,7 @@ fn version_names_the_version_the_commit_and_the_target() {
     for flag in ["--version", "-V"] {
         let out = Command::new(env!("CARGO_BIN_EXE_vault-search"))
             .arg(flag)
-            .output()
-            .unwrap();
+            .output_retried();
         assert_ok(&out);
         let text = stdout(&out);
         let line = text.strip_suffix('\n').expect("one line");

@@ -10,7 +10,7 @@
 //! dropped events (overflow), a watcher error, a failed update, every few minutes in any case
 //! (network mounts and sleep lose events), and the vault or the cache directory coming back
 //! after being moved or deleted. On Windows (anything but Unix) every batch walks for now: the
-//! path update is not yet trusted there (under Wine a walk after it still found changes).
+//! path update is not yet trusted there (under Wine it missed a note created in a moved folder).
 //!
 //! The loop publishes a [`Heartbeat`] at least every [`liveness::BEAT_EVERY`], and at once when
 //! the first event of a batch arrives, so a search never trusts an index that is behind.
@@ -343,8 +343,9 @@ fn update(cfg: &WatchConfig, changes: &Changes) -> Result<Option<u64>> {
     }
     let mut opts = IndexOptions::new(&cfg.vault, &cfg.cache_dir);
     opts.pdf = cfg.pdf;
-    // Off Unix every batch walks: under Wine the path update left changes a walk then found
-    // (see `refresh_paths`' test), which is not yet understood on Windows.
+    // Off Unix every batch walks: under Wine, after a folder was moved, a note then created
+    // below it was never found by the update by names (the events seem not to name it where
+    // it is); not yet known for Windows itself.
     let report = if changes.walks() || cfg!(not(unix)) {
         crate::index(&opts)?
     } else {

@@ -40,6 +40,7 @@ use crate::local::schema;
 #[derive(Debug)]
 struct Base {
     index: Index,
+    /// The live directory as `CURRENT` named it before `index` was opened.
     dir: PathBuf,
     payload: Payload,
     /// The commit as the check read it (the plan's document addresses point into it).
@@ -115,7 +116,12 @@ pub(crate) fn check<T>(
         let known = Manifest::read(&searcher)?;
         let caps = limits.caps(payload.caps);
         let plan = plan_with(&searcher, known, Some(&payload), vault, disk, caps)?;
-        let dir = store.current_dir().unwrap_or_else(|| store.root.clone());
+        // `CURRENT` as read before the index was opened, never after: a rebuild published
+        // meanwhile would pair this index with the new directory, `still_current` would pass
+        // while the old directory's files stay (Windows keeps them while mapped), and the
+        // commit would go to the old directory, which the clean-up then removes. Read before,
+        // a mismatch only costs a second check.
+        let dir = seen_dir.clone().unwrap_or_else(|| store.root.clone());
         Ok((
             Some(found),
             Some(Base {

@@ -164,10 +164,13 @@ mod tests {
         update(&env.store, &lock, &env.vault, env.opts.limits(), &paths).unwrap()
     }
 
-    /// What a walk would still find to do.
-    fn walk_is_current(env: &Env) -> bool {
+    /// Whether a walk would find nothing to add, update or remove. It may still want an empty
+    /// commit of its own start: once the notes re-read as racily clean are older than the racy
+    /// window (this test ran slower than [`super::super::plan::RACY_WINDOW_NS`], as under Wine
+    /// on a loaded machine), which is no change the paths left.
+    fn walk_finds_no_change(env: &Env) -> bool {
         let mut warnings = Vec::new();
-        super::super::refresh::check(
+        let checked = super::super::refresh::check(
             &env.store,
             &env.vault,
             env.opts.limits(),
@@ -175,16 +178,11 @@ mod tests {
             &mut warnings,
             |_| Ok(()),
         )
-        .unwrap()
-        .is_current()
+        .unwrap();
+        checked.is_current() || checked.only_wants_bump()
     }
 
     #[test]
-    #[cfg_attr(
-        windows,
-        ignore = "under Wine a walk after the path update still finds changes, not yet \
-                  understood; `serve` walks every batch off Unix meanwhile"
-    )]
     fn the_named_paths_leave_nothing_for_a_walk() {
         let env = env();
         let v = &env.vault;
@@ -212,7 +210,7 @@ mod tests {
             "never-there.md",
         ];
         let report = update_paths(&env, &named).unwrap();
-        assert!(walk_is_current(&env), "a walk still finds changes");
+        assert!(walk_finds_no_change(&env), "a walk still finds changes");
         // The report counts the whole index, as a walk's does.
         let walked = crate::local::index(&env.opts, &NoProgress).unwrap();
         assert_eq!(report.notes, walked.notes);
