@@ -9,8 +9,8 @@
 //! `.obsidian/app.json`, an event without paths or spelled outside the vault, the OS saying it
 //! dropped events (overflow), a watcher error, a failed update, every few minutes in any case
 //! (network mounts and sleep lose events), and the vault or the cache directory coming back
-//! after being moved or deleted. On Windows (anything but Unix) every batch walks for now: the
-//! path update is not yet trusted there (under Wine it missed a note created in a moved folder).
+//! after being moved or deleted. A path below a folder that is not there walks too: under
+//! Wine, what is created in a moved folder is named under the folder's old name.
 //!
 //! The loop publishes a [`Heartbeat`] at least every [`liveness::BEAT_EVERY`], and at once when
 //! the first event of a batch arrives, so a search never trusts an index that is behind.
@@ -343,10 +343,7 @@ fn update(cfg: &WatchConfig, changes: &Changes) -> Result<Option<u64>> {
     }
     let mut opts = IndexOptions::new(&cfg.vault, &cfg.cache_dir);
     opts.pdf = cfg.pdf;
-    // Off Unix every batch walks: under Wine, after a folder was moved, a note then created
-    // below it was never found by the update by names (the events seem not to name it where
-    // it is); not yet known for Windows itself.
-    let report = if changes.walks() || cfg!(not(unix)) {
+    let report = if changes.walks() {
         crate::index(&opts)?
     } else {
         let paths: Vec<PathBuf> = changes.paths.iter().cloned().collect();

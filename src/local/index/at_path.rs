@@ -17,6 +17,9 @@ pub(crate) enum AtPath {
     Nothing,
     /// A folder: what it holds can't be told from its path.
     Folder,
+    /// A folder above it is not there: the path may name a place that moved (Wine names what
+    /// is created in a moved folder under the folder's old name).
+    NoFolder,
     /// It could not be stat'ed (the walk would name it and go on).
     Unreadable,
 }
@@ -46,7 +49,7 @@ pub(crate) fn stat_path(vault: &Path, rel: &Path, pdf: bool) -> AtPath {
         match fs::symlink_metadata(&path) {
             Ok(m) if m.is_dir() => {}
             Ok(_) => return AtPath::Nothing,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return AtPath::Nothing,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return AtPath::NoFolder,
             Err(_) => return AtPath::Unreadable,
         }
         if !folder_rel.is_empty() {

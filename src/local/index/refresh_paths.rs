@@ -69,6 +69,7 @@ pub(crate) fn update(
             }
             AtPath::Nothing => {}
             AtPath::Folder => return Ok(Err(NeedsWalk("a folder changed"))),
+            AtPath::NoFolder => return Ok(Err(NeedsWalk("a folder above it is not there"))),
             AtPath::Unreadable => return Ok(Err(NeedsWalk("a path could not be stat'ed"))),
         }
         keys.push(key);
@@ -237,6 +238,11 @@ mod tests {
         );
         // A path that was never a folder of the index is no reason to walk.
         assert!(update_paths(&env, &["a/gone"]).is_ok());
+        // One below a folder that is not there may name a place that moved.
+        assert_eq!(
+            update_paths(&env, &["x/y.md"]),
+            Err(NeedsWalk("a folder above it is not there"))
+        );
         assert!(update_paths(&env, &["../outside.md"]).is_err());
     }
 
