@@ -32,9 +32,8 @@ use super::events::{Changes, Events, Signal};
 
 /// Quiet time after the last event before the batch is indexed: the events of one save come
 /// within a millisecond or two, and a save cut in two by it costs one more small update, not
-/// a wrong index (the second batch names the file again). Off Unix every batch walks the
-/// vault, so a longer quiet time gathers more of a burst into one walk.
-const DEBOUNCE: Duration = Duration::from_millis(if cfg!(unix) { 10 } else { 30 });
+/// a wrong index (the second batch names the file again).
+const DEBOUNCE: Duration = Duration::from_millis(10);
 /// A steady stream of events is indexed at least this often.
 const MAX_DELAY: Duration = Duration::from_millis(700);
 /// Events waiting beyond this are dropped and replaced by one "rescan" flag.
