@@ -193,9 +193,9 @@ fn word_spans(
     };
     match &note.tokens {
         Some(tokens) => {
-            for t in tokens {
-                if !take(t.from, t.to, &t.text) {
-                    return (found, t.to);
+            for (from, to, text) in tokens.iter() {
+                if !take(from, to, text) {
+                    return (found, to);
                 }
             }
         }
