@@ -87,11 +87,12 @@ pub(crate) fn convert(
         .collect()
 }
 
-/// A note's matches, and the byte offset of the one its excerpt is built around.
+/// A note's matches, and where the one its excerpt is built around is: its byte offset and its
+/// offset in UTF-16 units (counted once, with the matches').
 #[derive(Debug, Default)]
 struct Found {
     matches: Vec<OmniMatch>,
-    anchor: Option<usize>,
+    anchor: Option<(usize, usize)>,
 }
 
 /// [`matches_in`] a text tokenized here.
@@ -133,9 +134,9 @@ fn matches_in(
     // The excerpt's match: the first on the line the local engine's passage is on.
     let on_line = line.and_then(|line| {
         kept.iter()
-            .find(|&&(from, _)| excerpt::line_of(text, from) == line)
+            .position(|&(from, _)| excerpt::line_of(text, from) == line)
     });
-    let anchor = on_line.or(kept.first()).map(|&(from, _)| from);
+    let anchor_at = on_line.or((!kept.is_empty()).then_some(0));
     // Offsets grow along the text, so one running count converts them all.
     let (mut byte, mut units) = (0usize, 0usize);
     let mut matches: Vec<OmniMatch> = kept
@@ -149,6 +150,7 @@ fn matches_in(
             }
         })
         .collect();
+    let anchor = anchor_at.map(|i| (kept[i].0, matches[i].offset.unwrap_or_default()));
     // The plugin puts a multi-word query first when the note holds it verbatim at a match.
     if let Some(whole) = &query.whole {
         if let Some(at) = text.find(whole.as_str()) {
@@ -282,11 +284,11 @@ fn occurrences(text: &str, needle: &str) -> Vec<(usize, usize)> {
     out
 }
 
-/// The plugin's excerpt of `text` around the match at byte `pos` (none: the note's start).
-fn plugin_excerpt(text: &str, pos: Option<usize>) -> String {
-    let (window, at) = match pos {
-        Some(byte) => {
-            let pos = text[..byte].encode_utf16().count();
+/// The plugin's excerpt of `text` around the match at `anchor`, its byte offset and its offset
+/// in UTF-16 units (none: the note's start).
+fn plugin_excerpt(text: &str, anchor: Option<(usize, usize)>) -> String {
+    let (window, at) = match anchor {
+        Some((byte, pos)) => {
             let (from, units, more) = units_around(text, byte, pos);
             let mut w = String::new();
             if from > 0 {
@@ -378,7 +380,7 @@ mod tests {
             [("daemon", Some(2 + 1 + 5)), ("Daemon", Some(second_units))]
         );
         // The excerpt stays on the local engine's line.
-        assert_eq!(f.anchor, Some(second));
+        assert_eq!(f.anchor, Some((second, second_units)));
     }
 
     #[test]
@@ -406,20 +408,25 @@ mod tests {
         assert_eq!(got[1], ("roses", Some(0)));
     }
 
+    /// The anchor of the match at `byte` in `text`.
+    fn at(text: &str, byte: usize) -> Option<(usize, usize)> {
+        Some((byte, text[..byte].encode_utf16().count()))
+    }
+
     #[test]
     fn excerpts_are_cut_as_the_plugin_cuts_them() {
         let text = "---\ntags: [x]\n---\n# Title\n\nfirst line\n\nthe match & more\nlast\n";
-        let at = text.find("match").unwrap();
+        let match_at = text.find("match").unwrap();
         // From the match's line on, as the plugin answers (checked against it).
         assert_eq!(
-            plugin_excerpt(text, Some(at)),
+            plugin_excerpt(text, at(text, match_at)),
             "the match &amp; more<br>last"
         );
         let long = format!("{}\nthe match\n{}", "a".repeat(150), "b".repeat(400));
-        let e = plugin_excerpt(&long, Some(long.find("match").unwrap()));
+        let e = plugin_excerpt(&long, at(&long, long.find("match").unwrap()));
         assert!(e.starts_with("the match<br>b") && e.ends_with("b…"), "{e}");
         let one_line = format!("{} match {}", "a".repeat(150), "b".repeat(400));
-        let e = plugin_excerpt(&one_line, Some(151));
+        let e = plugin_excerpt(&one_line, at(&one_line, 151));
         assert!(e.starts_with("…aaa") && e.ends_with("bbb…"), "{e}");
         assert_eq!(plugin_excerpt("a\n\nb", None), "a<br>b");
         assert_eq!(ellipsis("...mid..."), "…mid…");
