@@ -217,10 +217,11 @@ fn word_spans(
     (found, note.text.len())
 }
 
-/// The UTF-16 units of the plugin's window around the match at `byte` (`pos` units into
-/// `text`): where it starts (in units), its units, and whether two or more units follow it.
-/// Only the window is encoded, not the note: that was a tenth of a reply's work.
-fn units_around(text: &str, byte: usize, pos: usize) -> (usize, Vec<u16>, bool) {
+/// The plugin's window around the match at `byte` (`pos` UTF-16 units into `text`): where it
+/// starts (in units), its text (a surrogate pair cut at either end leaves a U+FFFD, as decoding
+/// JavaScript's slice does), and whether two or more units follow it. Only the window is
+/// walked, and taken from the text as it is: encoding to UTF-16 and back was half the work.
+fn window_around(text: &str, byte: usize, pos: usize) -> (usize, String, bool) {
     let from = pos.saturating_sub(EXCERPT_BEFORE);
     // Back from the match to a character boundary at or before unit `from`.
     let (mut start, mut back) = (byte, 0);
@@ -231,17 +232,32 @@ fn units_around(text: &str, byte: usize, pos: usize) -> (usize, Vec<u16>, bool) 
         back += c.len_utf16();
         start -= c.len_utf8();
     }
-    // A surrogate pair cut at `from` leaves its second half first, as slicing the units did.
-    let skip = back - (pos - from);
-    let want = pos - from + EXCERPT_AFTER;
-    let mut units: Vec<u16> = text[start..]
-        .encode_utf16()
-        .skip(skip)
-        .take(want + 2)
-        .collect();
-    let more = units.len() >= want + 2;
-    units.truncate(want);
-    (from, units, more)
+    let mut want = pos - from + EXCERPT_AFTER;
+    let mut window = String::new();
+    let mut body = text[start..].chars();
+    // A pair cut at `from`: its second half comes first.
+    if back > pos - from && body.next().is_some() {
+        window.push(char::REPLACEMENT_CHARACTER);
+        want -= 1;
+    }
+    let body = body.as_str();
+    let (mut end, mut half, mut units) = (0, false, 0);
+    for (i, c) in body.char_indices() {
+        let n = c.len_utf16();
+        if units + n <= want {
+            end = i + c.len_utf8();
+        } else if units < want {
+            // A pair cut at the window's end: its first half is the last unit.
+            half = true;
+        }
+        units += n;
+        if units >= want + 2 {
+            break;
+        }
+    }
+    window.push_str(&body[..end]);
+    window.extend(half.then_some(char::REPLACEMENT_CHARACTER));
+    (from, window, units >= want + 2)
 }
 
 /// FNV-1a, for the set of highlight forms: it is asked once per word of every hit note, and
@@ -289,12 +305,12 @@ fn occurrences(text: &str, needle: &str) -> Vec<(usize, usize)> {
 fn plugin_excerpt(text: &str, anchor: Option<(usize, usize)>) -> String {
     let (window, at) = match anchor {
         Some((byte, pos)) => {
-            let (from, units, more) = units_around(text, byte, pos);
-            let mut w = String::new();
+            let (from, window, more) = window_around(text, byte, pos);
+            let mut w = String::with_capacity(window.len() + 6);
             if from > 0 {
                 w.push('…');
             }
-            w.push_str(String::from_utf16_lossy(&units).trim());
+            w.push_str(window.trim());
             // The plugin's own test: no `…` when one unit is left.
             if more {
                 w.push('…');
@@ -308,11 +324,13 @@ fn plugin_excerpt(text: &str, anchor: Option<(usize, usize)>) -> String {
             (String::from_utf16_lossy(&units), None)
         }
     };
-    let joined = window
-        .split(['\r', '\n'])
-        .filter(|l| !l.is_empty())
-        .collect::<Vec<_>>()
-        .join("\n");
+    let mut joined = String::with_capacity(window.len());
+    for line in window.split(['\r', '\n']).filter(|l| !l.is_empty()) {
+        if !joined.is_empty() {
+            joined.push('\n');
+        }
+        joined.push_str(line);
+    }
     // From the line holding the match: the last line break at or before it.
     let start = at.and_then(|at| {
         let k = excerpt::utf16_to_byte_offset(&joined, at).unwrap_or(joined.len());
@@ -432,15 +450,16 @@ mod tests {
         assert_eq!(ellipsis("...mid..."), "…mid…");
     }
 
-    /// The window as it was cut from the whole note's units.
-    fn units_around_whole(text: &str, pos: usize) -> (usize, Vec<u16>, bool) {
+    /// The window as it was cut from the whole note's units and decoded.
+    fn window_around_whole(text: &str, pos: usize) -> (usize, String, bool) {
         let units: Vec<u16> = text.encode_utf16().collect();
         let len = units.len();
         let (from, to) = (
             pos.saturating_sub(EXCERPT_BEFORE),
             (pos + EXCERPT_AFTER).min(len),
         );
-        (from, units[from..to].to_vec(), to + 1 < len)
+        let window = String::from_utf16_lossy(&units[from..to]);
+        (from, window, to + 1 < len)
     }
 
     #[test]
@@ -449,6 +468,8 @@ mod tests {
             String::new(),
             "x".to_string(),
             "é😀a".repeat(120),
+            "😀".repeat(300),
+            format!("{}\r\n{}", "a😀".repeat(70), "é".repeat(330)),
             format!("{}m{}", "😀".repeat(51), "b".repeat(299)),
             format!("{}m{}", "a".repeat(99), "😀".repeat(151)),
             format!("{}m{}", "ab".repeat(80), "c".repeat(300)),
@@ -459,8 +480,8 @@ mod tests {
                 if text.is_char_boundary(byte) {
                     let pos = text[..byte].encode_utf16().count();
                     assert_eq!(
-                        units_around(&text, byte, pos),
-                        units_around_whole(&text, pos),
+                        window_around(&text, byte, pos),
+                        window_around_whole(&text, pos),
                         "{byte} in {text:?}"
                     );
                 }
