@@ -87,11 +87,12 @@ pub(crate) fn convert(
         .collect()
 }
 
-/// A note's matches, and the byte offset of the one its excerpt is built around.
+/// A note's matches, and where the one its excerpt is built around is: its byte offset and its
+/// offset in UTF-16 units (counted once, with the matches').
 #[derive(Debug, Default)]
 struct Found {
     matches: Vec<OmniMatch>,
-    anchor: Option<usize>,
+    anchor: Option<(usize, usize)>,
 }
 
 /// [`matches_in`] a text tokenized here.
@@ -133,9 +134,9 @@ fn matches_in(
     // The excerpt's match: the first on the line the local engine's passage is on.
     let on_line = line.and_then(|line| {
         kept.iter()
-            .find(|&&(from, _)| excerpt::line_of(text, from) == line)
+            .position(|&(from, _)| excerpt::line_of(text, from) == line)
     });
-    let anchor = on_line.or(kept.first()).map(|&(from, _)| from);
+    let anchor_at = on_line.or((!kept.is_empty()).then_some(0));
     // Offsets grow along the text, so one running count converts them all.
     let (mut byte, mut units) = (0usize, 0usize);
     let mut matches: Vec<OmniMatch> = kept
@@ -149,6 +150,7 @@ fn matches_in(
             }
         })
         .collect();
+    let anchor = anchor_at.map(|i| (kept[i].0, matches[i].offset.unwrap_or_default()));
     // The plugin puts a multi-word query first when the note holds it verbatim at a match.
     if let Some(whole) = &query.whole {
         if let Some(at) = text.find(whole.as_str()) {
@@ -193,9 +195,9 @@ fn word_spans(
     };
     match &note.tokens {
         Some(tokens) => {
-            for t in tokens {
-                if !take(t.from, t.to, &t.text) {
-                    return (found, t.to);
+            for (from, to, text) in tokens.iter() {
+                if !take(from, to, text) {
+                    return (found, to);
                 }
             }
         }
@@ -215,10 +217,11 @@ fn word_spans(
     (found, note.text.len())
 }
 
-/// The UTF-16 units of the plugin's window around the match at `byte` (`pos` units into
-/// `text`): where it starts (in units), its units, and whether two or more units follow it.
-/// Only the window is encoded, not the note: that was a tenth of a reply's work.
-fn units_around(text: &str, byte: usize, pos: usize) -> (usize, Vec<u16>, bool) {
+/// The plugin's window around the match at `byte` (`pos` UTF-16 units into `text`): where it
+/// starts (in units), its text (a surrogate pair cut at either end leaves a U+FFFD, as decoding
+/// JavaScript's slice does), and whether two or more units follow it. Only the window is
+/// walked, and taken from the text as it is: encoding to UTF-16 and back was half the work.
+fn window_around(text: &str, byte: usize, pos: usize) -> (usize, String, bool) {
     let from = pos.saturating_sub(EXCERPT_BEFORE);
     // Back from the match to a character boundary at or before unit `from`.
     let (mut start, mut back) = (byte, 0);
@@ -229,17 +232,32 @@ fn units_around(text: &str, byte: usize, pos: usize) -> (usize, Vec<u16>, bool) 
         back += c.len_utf16();
         start -= c.len_utf8();
     }
-    // A surrogate pair cut at `from` leaves its second half first, as slicing the units did.
-    let skip = back - (pos - from);
-    let want = pos - from + EXCERPT_AFTER;
-    let mut units: Vec<u16> = text[start..]
-        .encode_utf16()
-        .skip(skip)
-        .take(want + 2)
-        .collect();
-    let more = units.len() >= want + 2;
-    units.truncate(want);
-    (from, units, more)
+    let mut want = pos - from + EXCERPT_AFTER;
+    let mut window = String::new();
+    let mut body = text[start..].chars();
+    // A pair cut at `from`: its second half comes first.
+    if back > pos - from && body.next().is_some() {
+        window.push(char::REPLACEMENT_CHARACTER);
+        want -= 1;
+    }
+    let body = body.as_str();
+    let (mut end, mut half, mut units) = (0, false, 0);
+    for (i, c) in body.char_indices() {
+        let n = c.len_utf16();
+        if units + n <= want {
+            end = i + c.len_utf8();
+        } else if units < want {
+            // A pair cut at the window's end: its first half is the last unit.
+            half = true;
+        }
+        units += n;
+        if units >= want + 2 {
+            break;
+        }
+    }
+    window.push_str(&body[..end]);
+    window.extend(half.then_some(char::REPLACEMENT_CHARACTER));
+    (from, window, units >= want + 2)
 }
 
 /// FNV-1a, for the set of highlight forms: it is asked once per word of every hit note, and
@@ -282,17 +300,17 @@ fn occurrences(text: &str, needle: &str) -> Vec<(usize, usize)> {
     out
 }
 
-/// The plugin's excerpt of `text` around the match at byte `pos` (none: the note's start).
-fn plugin_excerpt(text: &str, pos: Option<usize>) -> String {
-    let (window, at) = match pos {
-        Some(byte) => {
-            let pos = text[..byte].encode_utf16().count();
-            let (from, units, more) = units_around(text, byte, pos);
-            let mut w = String::new();
+/// The plugin's excerpt of `text` around the match at `anchor`, its byte offset and its offset
+/// in UTF-16 units (none: the note's start).
+fn plugin_excerpt(text: &str, anchor: Option<(usize, usize)>) -> String {
+    let (window, at) = match anchor {
+        Some((byte, pos)) => {
+            let (from, window, more) = window_around(text, byte, pos);
+            let mut w = String::with_capacity(window.len() + 6);
             if from > 0 {
                 w.push('…');
             }
-            w.push_str(String::from_utf16_lossy(&units).trim());
+            w.push_str(window.trim());
             // The plugin's own test: no `…` when one unit is left.
             if more {
                 w.push('…');
@@ -306,11 +324,13 @@ fn plugin_excerpt(text: &str, pos: Option<usize>) -> String {
             (String::from_utf16_lossy(&units), None)
         }
     };
-    let joined = window
-        .split(['\r', '\n'])
-        .filter(|l| !l.is_empty())
-        .collect::<Vec<_>>()
-        .join("\n");
+    let mut joined = String::with_capacity(window.len());
+    for line in window.split(['\r', '\n']).filter(|l| !l.is_empty()) {
+        if !joined.is_empty() {
+            joined.push('\n');
+        }
+        joined.push_str(line);
+    }
     // From the line holding the match: the last line break at or before it.
     let start = at.and_then(|at| {
         let k = excerpt::utf16_to_byte_offset(&joined, at).unwrap_or(joined.len());
@@ -378,7 +398,7 @@ mod tests {
             [("daemon", Some(2 + 1 + 5)), ("Daemon", Some(second_units))]
         );
         // The excerpt stays on the local engine's line.
-        assert_eq!(f.anchor, Some(second));
+        assert_eq!(f.anchor, Some((second, second_units)));
     }
 
     #[test]
@@ -406,34 +426,40 @@ mod tests {
         assert_eq!(got[1], ("roses", Some(0)));
     }
 
+    /// The anchor of the match at `byte` in `text`.
+    fn at(text: &str, byte: usize) -> Option<(usize, usize)> {
+        Some((byte, text[..byte].encode_utf16().count()))
+    }
+
     #[test]
     fn excerpts_are_cut_as_the_plugin_cuts_them() {
         let text = "---\ntags: [x]\n---\n# Title\n\nfirst line\n\nthe match & more\nlast\n";
-        let at = text.find("match").unwrap();
+        let match_at = text.find("match").unwrap();
         // From the match's line on, as the plugin answers (checked against it).
         assert_eq!(
-            plugin_excerpt(text, Some(at)),
+            plugin_excerpt(text, at(text, match_at)),
             "the match &amp; more<br>last"
         );
         let long = format!("{}\nthe match\n{}", "a".repeat(150), "b".repeat(400));
-        let e = plugin_excerpt(&long, Some(long.find("match").unwrap()));
+        let e = plugin_excerpt(&long, at(&long, long.find("match").unwrap()));
         assert!(e.starts_with("the match<br>b") && e.ends_with("b…"), "{e}");
         let one_line = format!("{} match {}", "a".repeat(150), "b".repeat(400));
-        let e = plugin_excerpt(&one_line, Some(151));
+        let e = plugin_excerpt(&one_line, at(&one_line, 151));
         assert!(e.starts_with("…aaa") && e.ends_with("bbb…"), "{e}");
         assert_eq!(plugin_excerpt("a\n\nb", None), "a<br>b");
         assert_eq!(ellipsis("...mid..."), "…mid…");
     }
 
-    /// The window as it was cut from the whole note's units.
-    fn units_around_whole(text: &str, pos: usize) -> (usize, Vec<u16>, bool) {
+    /// The window as it was cut from the whole note's units and decoded.
+    fn window_around_whole(text: &str, pos: usize) -> (usize, String, bool) {
         let units: Vec<u16> = text.encode_utf16().collect();
         let len = units.len();
         let (from, to) = (
             pos.saturating_sub(EXCERPT_BEFORE),
             (pos + EXCERPT_AFTER).min(len),
         );
-        (from, units[from..to].to_vec(), to + 1 < len)
+        let window = String::from_utf16_lossy(&units[from..to]);
+        (from, window, to + 1 < len)
     }
 
     #[test]
@@ -442,6 +468,8 @@ mod tests {
             String::new(),
             "x".to_string(),
             "é😀a".repeat(120),
+            "😀".repeat(300),
+            format!("{}\r\n{}", "a😀".repeat(70), "é".repeat(330)),
             format!("{}m{}", "😀".repeat(51), "b".repeat(299)),
             format!("{}m{}", "a".repeat(99), "😀".repeat(151)),
             format!("{}m{}", "ab".repeat(80), "c".repeat(300)),
@@ -452,8 +480,8 @@ mod tests {
                 if text.is_char_boundary(byte) {
                     let pos = text[..byte].encode_utf16().count();
                     assert_eq!(
-                        units_around(&text, byte, pos),
-                        units_around_whole(&text, pos),
+                        window_around(&text, byte, pos),
+                        window_around_whole(&text, pos),
                         "{byte} in {text:?}"
                     );
                 }
