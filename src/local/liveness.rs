@@ -27,7 +27,7 @@ use super::index::store::{now_ns, Store};
 // The write side (the server's beacon) only.
 #[cfg(any(test, feature = "serve"))]
 use {
-    super::index::store::{replace_file, set_private_file},
+    super::index::{replace::replace_file, store::set_private_file},
     anyhow::{Context, Result},
     std::{fs::OpenOptions, io::Write, path::PathBuf},
 };

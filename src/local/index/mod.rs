@@ -5,7 +5,7 @@
 //! [`read`] reads a file within its cap, [`document`] is what the index stores of it;
 //! [`intact`] checks a commit's files against their checksums before one is trusted;
 //! [`store`] owns the index directory and the writer lock ([`unsynced`]: its files written
-//! without fsync), [`private`] refuses one that is not this user's alone; [`extract`] gets a PDF's text (a
+//! without fsync; [`replace`]: a file replaced whole), [`private`] refuses one that is not this user's alone; [`extract`] gets a PDF's text (a
 //! cache, else a child process under limits) and [`pdf`] is what that child runs. Nothing here
 //! imports the search side.
 
@@ -25,6 +25,7 @@ mod private;
 mod read;
 pub(in crate::local) mod refresh;
 pub(in crate::local) mod refresh_paths;
+pub(in crate::local) mod replace;
 pub(crate) mod store;
 mod unsynced;
 mod walk;

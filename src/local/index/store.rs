@@ -26,6 +26,7 @@ use tantivy::directory::MmapDirectory;
 use tantivy::{Index, IndexReader};
 
 use super::private;
+use super::replace::replace_file;
 use super::unsynced::UnsyncedDirectory;
 use crate::core::Caps;
 use crate::local::{analyzer, schema};
@@ -322,26 +323,6 @@ pub(crate) fn create_private_dir(dir: &Path) -> std::io::Result<()> {
     #[cfg(not(unix))]
     {
         fs::create_dir_all(dir)
-    }
-}
-
-/// Renames `tmp` over `dst`. On Unix that is atomic whoever has `dst` open. On Windows it fails
-/// while another program holds `dst` open without delete sharing (a virus scanner, the search
-/// indexer, an older reader; Rust itself shares): retried for up to about half a second.
-pub(crate) fn replace_file(tmp: &Path, dst: &Path) -> std::io::Result<()> {
-    let mut tries = 0;
-    loop {
-        match fs::rename(tmp, dst) {
-            Err(e)
-                if cfg!(windows)
-                    && e.kind() == std::io::ErrorKind::PermissionDenied
-                    && tries < 25 =>
-            {
-                tries += 1;
-                std::thread::sleep(std::time::Duration::from_millis(20));
-            }
-            r => return r,
-        }
     }
 }
 

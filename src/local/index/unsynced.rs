@@ -39,6 +39,8 @@ use tantivy::directory::{
     TerminatingWrite, WatchCallback, WatchHandle, WritePtr,
 };
 
+use super::replace::replace_file;
+
 /// The file that names the live commit: the one write kept durable.
 const META: &str = "meta.json";
 /// tantivy's list of the files it manages (and may garbage-collect).
@@ -190,9 +192,9 @@ impl Directory for UnsyncedDirectory {
     }
 }
 
-/// Writes `data` to a new file beside `dst` and renames it over `dst`: a reader sees the old
-/// content or the new, never part of it. (On Windows the rename fails while another program
-/// holds `dst` open without delete sharing, as tantivy's own atomic write does.)
+/// Writes `data` to a new file beside `dst` and renames it over `dst` ([`replace_file`], which
+/// waits out a Windows program holding `dst` open): a reader sees the old content or the new,
+/// never part of it.
 fn replace_unsynced(dst: &Path, data: &[u8]) -> io::Result<()> {
     static NEXT: AtomicU64 = AtomicU64::new(0);
     let name = dst
@@ -209,7 +211,7 @@ fn replace_unsynced(dst: &Path, data: &[u8]) -> io::Result<()> {
         .create_new(true)
         .open(&tmp)
         .and_then(|mut f| f.write_all(data));
-    let replaced = written.and_then(|()| fs::rename(&tmp, dst));
+    let replaced = written.and_then(|()| replace_file(&tmp, dst));
     if replaced.is_err() {
         let _ = fs::remove_file(&tmp);
     }
