@@ -17,12 +17,12 @@
 //! vault's own handle without following a symlink (Unix: `openat` per component with
 //! `O_NOFOLLOW | O_DIRECTORY`), so a folder swapped for a symlink between any check and the
 //! open is refused too. It serves the paths that come from outside — MCP `read_note`, an
-//! Omnisearch hit, a hit's passage read back from disk. The index's own reads take
-//! [`open_regular`]'s last-component check only: their paths come from the walk, which never
-//! follows a symlinked folder, and a per-folder open for each of 100,000 notes would cost the
-//! build more than that race is worth. On Windows `open_beneath` is `open_regular` of the
-//! joined path: the last component is opened as itself (a reparse point is no regular file),
-//! the folders on the way are not checked.
+//! Omnisearch hit, a hit's passage read back from disk — and the index's own reads, through
+//! [`Beneath`], which keeps the last folder's handle: the indexer reads folder by folder, so
+//! the check on the folders costs one open per folder, and each note is opened by its name
+//! relative to its folder, which is cheaper than the whole path. On Windows `open_beneath` is
+//! `open_regular` of the joined path: the last component is opened as itself (a reparse point
+//! is no regular file), the folders on the way are not checked.
 
 use std::fs::{File, Metadata};
 use std::io::{self, Read};
@@ -98,31 +98,116 @@ pub(crate) fn open_beneath(root: &Path, rel: &str) -> Result<(File, Metadata), R
     }
     #[cfg(unix)]
     {
-        use rustix::fs::{openat, Mode, OFlags, CWD};
-        use rustix::io::Errno;
-        let refused = |e: Errno| match e {
-            Errno::LOOP | Errno::NOTDIR => Refused::NotRegular,
-            e => Refused::Io(e.into()),
-        };
-        let dir_flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
-        let mut dir = openat(CWD, root, dir_flags, Mode::empty()).map_err(refused)?;
-        for folder in folders {
-            dir = openat(&dir, *folder, dir_flags | OFlags::NOFOLLOW, Mode::empty())
-                .map_err(refused)?;
-        }
-        let flags =
-            OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
-        let file = File::from(openat(&dir, *last, flags, Mode::empty()).map_err(refused)?);
-        let md = file.metadata().map_err(Refused::Io)?;
-        if !md.is_file() {
-            return Err(Refused::NotRegular);
-        }
-        Ok((file, md))
+        let dir = unix::open_folder(root, folders.iter().copied())?;
+        unix::open_in(&dir, last)
     }
     #[cfg(not(unix))]
     {
         let _ = (last, folders);
         open_regular(&crate::paths::join_rel(root, rel))
+    }
+}
+
+/// Opens files beneath one root by their `/`-separated relative paths as [`open_beneath`]
+/// does, keeping the handle of the last folder: the indexer reads a vault folder by folder, so
+/// each folder on the way is opened once per folder instead of once per note, and each note by
+/// its name alone, not its whole path (the path lookups were 3 % of a full build's CPU).
+/// Paths that are not plain (`.`, `..`, empty components) take [`open_beneath`]'s way.
+pub(crate) struct Beneath<'a> {
+    root: &'a Path,
+    #[cfg(unix)]
+    folder: Option<(String, rustix::fd::OwnedFd)>,
+}
+
+impl<'a> Beneath<'a> {
+    pub(crate) fn new(root: &'a Path) -> Self {
+        Beneath {
+            root,
+            #[cfg(unix)]
+            folder: None,
+        }
+    }
+
+    /// [`read_regular`] of `rel` beneath the root.
+    pub(crate) fn read(&mut self, rel: &str, cap: u64) -> Result<(Vec<u8>, Metadata), Refused> {
+        let (file, md) = self.open(rel)?;
+        read_capped(file, md, cap)
+    }
+
+    /// [`open_beneath`] of `rel`, through the kept folder handle when it is the same folder.
+    pub(crate) fn open(&mut self, rel: &str) -> Result<(File, Metadata), Refused> {
+        #[cfg(unix)]
+        {
+            let plain = !rel.is_empty()
+                && !rel.starts_with('/')
+                && !rel.ends_with('/')
+                && rel
+                    .split('/')
+                    .all(|p| !p.is_empty() && p != "." && p != "..");
+            if !plain {
+                return open_beneath(self.root, rel);
+            }
+            let (folder, name) = rel.rsplit_once('/').unwrap_or(("", rel));
+            if self.folder.as_ref().is_none_or(|(f, _)| f != folder) {
+                self.folder = None;
+                let parts = folder.split('/').filter(|p| !p.is_empty());
+                let dir = unix::open_folder(self.root, parts)?;
+                self.folder = Some((folder.to_string(), dir));
+            }
+            match &self.folder {
+                Some((_, dir)) => unix::open_in(dir, name),
+                None => open_beneath(self.root, rel),
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            open_beneath(self.root, rel)
+        }
+    }
+}
+
+#[cfg(unix)]
+mod unix {
+    use std::fs::{File, Metadata};
+
+    use rustix::fd::OwnedFd;
+    use rustix::fs::{openat, Mode, OFlags, CWD};
+    use rustix::io::Errno;
+
+    use crate::fsread::Refused;
+
+    fn refused(e: Errno) -> Refused {
+        match e {
+            Errno::LOOP | Errno::NOTDIR => Refused::NotRegular,
+            e => Refused::Io(e.into()),
+        }
+    }
+
+    /// The folder `root/a/b/…` for `folders` = `a`, `b`, …, each opened from the one above
+    /// without following a symlink (the root itself may be one: it is the caller's vault).
+    pub(super) fn open_folder<'f>(
+        root: &std::path::Path,
+        folders: impl Iterator<Item = &'f str>,
+    ) -> Result<OwnedFd, Refused> {
+        let dir_flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+        let mut dir = openat(CWD, root, dir_flags, Mode::empty()).map_err(refused)?;
+        for folder in folders {
+            dir = openat(&dir, folder, dir_flags | OFlags::NOFOLLOW, Mode::empty())
+                .map_err(refused)?;
+        }
+        Ok(dir)
+    }
+
+    /// The regular file `name` in `dir`, not through a symlink, with its handle's metadata.
+    pub(super) fn open_in(dir: &OwnedFd, name: &str) -> Result<(File, Metadata), Refused> {
+        let flags =
+            OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
+        let file = File::from(openat(dir, name, flags, Mode::empty()).map_err(refused)?);
+        let md = file.metadata().map_err(Refused::Io)?;
+        if !md.is_file() {
+            return Err(Refused::NotRegular);
+        }
+        Ok((file, md))
     }
 }
 
@@ -203,6 +288,43 @@ mod tests {
             assert!(matches!(read_regular(&fifo, 10), Err(Refused::NotRegular)));
         }
     }
+    #[test]
+    fn beneath_keeps_the_folder_and_still_refuses_symlinks_on_the_way() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("vault");
+        std::fs::create_dir_all(root.join("a/b")).unwrap();
+        std::fs::create_dir_all(root.join("c")).unwrap();
+        std::fs::write(root.join("a/b/n.md"), "one").unwrap();
+        std::fs::write(root.join("a/b/m.md"), "two").unwrap();
+        std::fs::write(root.join("c/x.md"), "three").unwrap();
+        std::fs::write(root.join("top.md"), "four").unwrap();
+        std::fs::write(dir.path().join("outside.md"), "secret").unwrap();
+        let mut b = Beneath::new(&root);
+        let mut read = |rel: &str| b.read(rel, 10).map(|(bytes, _)| bytes);
+        assert_eq!(read("a/b/n.md").unwrap(), b"one");
+        assert_eq!(read("a/b/m.md").unwrap(), b"two");
+        assert_eq!(read("c/x.md").unwrap(), b"three");
+        assert_eq!(read("top.md").unwrap(), b"four");
+        assert_eq!(read("./a//b/n.md").unwrap(), b"one");
+        assert!(matches!(read("a/b/gone.md"), Err(Refused::Io(_))));
+        assert!(matches!(read("a/b"), Err(Refused::NotRegular)));
+        for bad in ["../outside.md", "a/../../outside.md", "", "/outside.md"] {
+            assert!(read(bad).is_err(), "{bad}");
+        }
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink(dir.path(), root.join("up")).unwrap();
+            assert!(matches!(read("up/outside.md"), Err(Refused::NotRegular)));
+            std::os::unix::fs::symlink(dir.path().join("outside.md"), root.join("c/l.md")).unwrap();
+            assert!(matches!(read("c/l.md"), Err(Refused::NotRegular)));
+            // A folder swapped for a symlink after it was read from: the swap is refused.
+            std::fs::rename(root.join("c"), root.join("c-old")).unwrap();
+            std::os::unix::fs::symlink(dir.path(), root.join("c")).unwrap();
+            assert!(matches!(read("a/b/n.md"), Ok(_)));
+            assert!(matches!(read("c/outside.md"), Err(Refused::NotRegular)));
+        }
+    }
+
     #[test]
     fn opens_beneath_the_root_without_following_a_symlink_on_the_way() {
         let dir = tempfile::tempdir().unwrap();

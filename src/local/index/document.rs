@@ -64,14 +64,12 @@ fn file_document(fields: &Fields, note: &DiskNote, kind: FileKind) -> NoteDoc {
     let mut doc = NoteDoc::default();
     doc.values.reserve(16);
     doc.add_text(fields.path, note.rel.as_str());
-    let mut folder = String::new();
-    let segments: Vec<&str> = note.rel.split('/').collect();
-    for seg in &segments[..segments.len().saturating_sub(1)] {
-        if !folder.is_empty() {
-            folder.push('/');
+    // Every ancestor: `a`, `a/b` for `a/b/n.md`.
+    if let Some((dirs, _)) = note.rel.rsplit_once('/') {
+        for (end, _) in dirs.match_indices('/') {
+            doc.add_text(fields.folders, &dirs[..end]);
         }
-        folder.push_str(seg);
-        doc.add_text(fields.folders, folder.as_str());
+        doc.add_text(fields.folders, dirs);
     }
     doc.add_text(fields.ext, kind.ext());
     doc.add_u64(fields.size, note.size);

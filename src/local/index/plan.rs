@@ -16,6 +16,7 @@ use super::read::{kind_of, read_capped, too_large, Unread};
 use super::store::{self, Payload};
 use super::walk::{walk, Batch, DiskNote};
 use crate::core::{Caps, SkippedFile};
+use crate::fsread::Beneath;
 use crate::fsread::Refused;
 use crate::local::stored::{self, Stored};
 
@@ -129,6 +130,7 @@ pub(in crate::local) fn plan_with(
     // The usual note is unchanged: its path is built in this one buffer, looked up, and
     // forgotten; only the others become owned notes.
     let mut rel = String::new();
+    let mut folders = Beneath::new(vault);
     for batch in disk {
         for n in batch.iter() {
             n.rel_into(&mut rel);
@@ -160,7 +162,7 @@ pub(in crate::local) fn plan_with(
                     }
                 }
             }
-            plan.consider(searcher, vault, n.to_disk_note(&rel), k, caps)?;
+            plan.consider(searcher, &mut folders, n.to_disk_note(&rel), k, caps)?;
         }
     }
     if known.untaken_len() > 0 {
@@ -176,7 +178,7 @@ impl Plan {
     fn consider(
         &mut self,
         searcher: &tantivy::Searcher,
-        vault: &Path,
+        folders: &mut Beneath<'_>,
         note: DiskNote,
         known: Option<Known>,
         caps: Caps,
@@ -206,7 +208,7 @@ impl Plan {
             return Ok(());
         }
         let stat_same = k.size == note.size && k.mtime_ns == note.mtime_ns;
-        let bytes = match read_capped(&note.path(vault), caps.max_bytes(kind), note.size, kind) {
+        let bytes = match read_capped(folders, &note, caps.max_bytes(kind), kind) {
             Ok(b) => b,
             // Grew past the cap since the walk's stat.
             Err(Unread::TooLarge(_)) => {

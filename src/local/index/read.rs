@@ -2,10 +2,10 @@
 //! only named), and decoded as text.
 
 use std::io::ErrorKind;
-use std::path::Path;
 
+use super::walk::DiskNote;
 use crate::core::FileKind;
-use crate::fsread::{read_regular, Refused};
+use crate::fsread::{read_regular, Beneath, Refused};
 
 /// The kind of a listed file (the walk lists only the three kinds).
 pub(in crate::local) fn kind_of(rel: &str) -> FileKind {
@@ -31,19 +31,25 @@ pub(in crate::local) fn too_large(cap: u64, kind: FileKind) -> String {
     format!("larger than {cap} bytes (see {flag})")
 }
 
-/// Reads a file of at most `cap` bytes; why, when it can't. A file whose `size_hint` (the
+/// Reads a listed file of at most `cap` bytes; why, when it can't. A file whose size (the
 /// walk's stat) is over the cap is not even opened; one that became a symlink or a special
-/// file since the walk is not read (see [`crate::fsread`]).
+/// file since the walk, or whose folder became a symlink, is not read (see [`crate::fsread`]).
+/// `folders` keeps the last folder's handle from one read to the next.
 pub(in crate::local) fn read_capped(
-    path: &Path,
+    folders: &mut Beneath<'_>,
+    note: &DiskNote,
     cap: u64,
-    size_hint: u64,
     kind: FileKind,
 ) -> Result<Vec<u8>, Unread> {
-    if size_hint > cap {
+    if note.size > cap {
         return Err(Unread::TooLarge(too_large(cap, kind)));
     }
-    match read_regular(path, cap) {
+    let read = match &note.raw_path {
+        // A name that is not UTF-8: `rel` is lossy, the walk kept the exact path.
+        Some(path) => read_regular(path, cap),
+        None => folders.read(&note.rel, cap),
+    };
+    match read {
         Ok((bytes, _)) => Ok(bytes),
         Err(Refused::TooLarge(_)) => Err(Unread::TooLarge(too_large(cap, kind))),
         Err(Refused::NotRegular) => Err(Unread::Failed(

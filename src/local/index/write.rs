@@ -17,6 +17,7 @@ use super::plan::{Plan, Upsert};
 use super::read::{decode, kind_of, read_capped, Unread};
 use super::store::{self, Payload};
 use crate::core::{Caps, FileKind, IndexProgress, IndexReport, Limits, SkippedFile};
+use crate::fsread::Beneath;
 use crate::local::schema::{self, Fields};
 use crate::text::{canvas, parts};
 
@@ -172,6 +173,7 @@ fn prepare_in_threads(
                     // Handed to tantivy in batches: one channel message per WRITE_BATCH notes
                     // instead of one per note (its indexing threads spun and yielded on each).
                     let mut ops = Vec::new();
+                    let mut folders = Beneath::new(ctx.vault);
                     loop {
                         let next = match queue.lock() {
                             Ok(mut q) => q.next(),
@@ -179,7 +181,7 @@ fn prepare_in_threads(
                         };
                         let Some(up) = next else { break };
                         let before = ops.len();
-                        prepare_one(ctx, up, &mut t, &mut ops);
+                        prepare_one(ctx, &mut folders, up, &mut t, &mut ops);
                         t.ops += (ops.len() - before) as u64;
                         progress.inc();
                         if ops.len() >= WRITE_BATCH {
@@ -256,7 +258,13 @@ enum Content {
 
 /// Reads (if needed) and hashes one file, and queues its delete (when it replaces one) and its
 /// add, in that order.
-fn prepare_one(ctx: &Ctx<'_>, up: Upsert, t: &mut Tally, ops: &mut Vec<UserOperation<NoteDoc>>) {
+fn prepare_one(
+    ctx: &Ctx<'_>,
+    folders: &mut Beneath<'_>,
+    up: Upsert,
+    t: &mut Tally,
+    ops: &mut Vec<UserOperation<NoteDoc>>,
+) {
     let fields = ctx.fields;
     let kind = kind_of(&up.note.rel);
     let cap = ctx.caps.max_bytes(kind);
@@ -268,7 +276,7 @@ fn prepare_one(ctx: &Ctx<'_>, up: Upsert, t: &mut Tally, ops: &mut Vec<UserOpera
     };
     let bytes = match up.bytes {
         Some(b) => b,
-        None => match read_capped(&up.note.path(ctx.vault), cap, up.note.size, kind) {
+        None => match read_capped(folders, &up.note, cap, kind) {
             Ok(b) => b,
             Err(Unread::TooLarge(reason)) => {
                 // Remembered with its stat (a placeholder), not read again until it changes.
