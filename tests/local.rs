@@ -543,3 +543,30 @@ fn a_folder_given_in_another_case_is_the_folder_on_disk() {
     let r = env.search_json(&["--source", "local", "--exclude", "PROJECTS", "gradle"]);
     assert!(r.results.iter().all(|h| !h.path.starts_with("Projects/")));
 }
+
+/// A full build lists names only and takes each note's size and mtime from the opened file:
+/// they must be the ones the next walk's stat finds, or the next run re-reads every note. A
+/// change that keeps size and mtime is invisible by design, so it shows which stat was kept.
+#[test]
+fn a_full_build_keeps_the_stat_the_next_walk_compares() {
+    let env = Env::new();
+    let old = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_577_836_800);
+    let set = |rel: &str, text: &str| {
+        let path = env.write(rel, text);
+        let f = std::fs::File::options().write(true).open(&path).unwrap();
+        f.set_modified(old).unwrap();
+    };
+    for (args, word) in [(&[][..], "first"), (&["--rebuild"][..], "again")] {
+        set("a/deep/note.md", &format!("{word} words\n"));
+        set("top.md", "top words\n");
+        let r = env.index_json(args);
+        assert_eq!((r.notes, r.added), (2, 2), "{args:?}");
+        set(
+            "a/deep/note.md",
+            &format!("{} words\n", "x".repeat(word.len())),
+        );
+        let r = env.index_json(&[]);
+        assert_eq!((r.added, r.updated, r.unchanged), (0, 0, 2), "{args:?}");
+        assert_eq!(env.local_paths(word), ["a/deep/note.md"], "{args:?}");
+    }
+}

@@ -14,6 +14,7 @@ mod budget;
 mod cloud;
 mod document;
 pub(crate) mod extract;
+mod filestat;
 mod intact;
 #[cfg(windows)]
 mod job;

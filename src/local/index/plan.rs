@@ -208,8 +208,12 @@ impl Plan {
             return Ok(());
         }
         let stat_same = k.size == note.size && k.mtime_ns == note.mtime_ns;
+        let mut note = note;
         let bytes = match read_capped(folders, &note, caps.max_bytes(kind), kind) {
-            Ok(b) => b,
+            Ok((b, md)) => {
+                note.fill_stat(&md);
+                b
+            }
             // Grew past the cap since the walk's stat.
             Err(Unread::TooLarge(_)) => {
                 self.upserts.push(rewrite(note));

@@ -40,7 +40,7 @@ pub(in crate::local) fn read_capped(
     note: &DiskNote,
     cap: u64,
     kind: FileKind,
-) -> Result<Vec<u8>, Unread> {
+) -> Result<(Vec<u8>, std::fs::Metadata), Unread> {
     if note.size > cap {
         return Err(Unread::TooLarge(too_large(cap, kind)));
     }
@@ -50,7 +50,7 @@ pub(in crate::local) fn read_capped(
         None => folders.read(&note.rel, cap),
     };
     match read {
-        Ok((bytes, _)) => Ok(bytes),
+        Ok(read) => Ok(read),
         Err(Refused::TooLarge(_)) => Err(Unread::TooLarge(too_large(cap, kind))),
         Err(Refused::NotRegular) => Err(Unread::Failed(
             "not a regular file (a symlink or special file) when read".to_string(),

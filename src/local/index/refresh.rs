@@ -31,7 +31,7 @@ use tantivy::{Index, Searcher};
 use super::manifest::Manifest;
 use super::plan::{plan_fresh, plan_with, Plan};
 use super::store::{self, Payload, Store, WriterLock};
-use super::walk::{walk_to, Batch};
+use super::walk::{walk_to, Batch, Stat};
 use super::write::{write, Target};
 use crate::core::{Caps, IndexProgress, IndexReport, Limits, SkippedFile};
 use crate::local::schema;
@@ -93,7 +93,13 @@ pub(crate) fn check<T>(
     let run_started_ns = store::now_ns();
     let seen_dir = store.current_dir();
     let pdf = limits.pdf.extractor.is_some();
-    let ((found, base, mut plan), walk_skipped) = with_walk(vault, pdf, |disk| {
+    // With no index to compare with, every note is read: its stat comes from the open file.
+    let stat = if rebuild || seen_dir.is_none() {
+        Stat::Names
+    } else {
+        Stat::Files
+    };
+    let ((found, base, mut plan), walk_skipped) = with_walk(vault, pdf, stat, |disk| {
         let existing = if rebuild {
             None
         } else {
@@ -265,7 +271,8 @@ pub(crate) fn build_in_memory(vault: &Path, limits: Limits) -> Result<Index> {
     let run_started_ns = store::now_ns();
     let pdf = limits.pdf.extractor.is_some();
     let caps = limits.caps(Caps::default());
-    let (mut plan, walk_skipped) = with_walk(vault, pdf, |disk| Ok(plan_fresh(disk, caps)))?;
+    let (mut plan, walk_skipped) =
+        with_walk(vault, pdf, Stat::Names, |disk| Ok(plan_fresh(disk, caps)))?;
     plan.add_skipped(walk_skipped);
     let target = Target {
         index: &index,
@@ -287,11 +294,12 @@ pub(crate) fn build_in_memory(vault: &Path, limits: Limits) -> Result<Index> {
 fn with_walk<T>(
     vault: &Path,
     pdf: bool,
+    stat: Stat,
     f: impl FnOnce(&mut dyn Iterator<Item = Batch>) -> Result<T>,
 ) -> Result<(T, Vec<SkippedFile>)> {
     std::thread::scope(|s| {
         let (tx, rx) = std::sync::mpsc::channel();
-        let walker = s.spawn(move || walk_to(vault, pdf, &tx));
+        let walker = s.spawn(move || walk_to(vault, pdf, stat, &tx));
         let out = f(&mut rx.into_iter());
         let skipped = walker
             .join()

@@ -14,6 +14,12 @@
 //! Windows a verbatim one, see `paths::verbatim`). Cloud placeholders are skipped with a reason
 //! from the stat alone (see `cloud`).
 //!
+//! A full build needs no stat from the walk (on Linux and the other Unixes but macOS): every
+//! note is opened and read anyway, and its size and mtime come from the opened file's own
+//! stat, so the walk lists names only ([`Stat::Names`]) and saves a path lookup and a stat per
+//! note. On macOS and Windows the walk stats even then: a cloud placeholder is told from that
+//! stat, before anything opens the file (which would download it).
+//!
 //! Rules: symlinks are never followed (neither to files nor to directories, so a link can't
 //! leak a file from outside the vault or loop); directories whose name starts with `.`
 //! (`.obsidian`, `.git`, `.trash`) are skipped; regular files ending in `.md`, `.canvas` or
@@ -26,6 +32,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::{mpsc, Arc, Condvar, Mutex};
 
+use super::filestat::{size_and_mtime, FileStat};
 use crate::core::{FileKind, SkippedFile};
 
 /// A Markdown file found on disk.
@@ -37,9 +44,20 @@ pub(crate) struct DiskNote {
     pub(crate) raw_path: Option<PathBuf>,
     pub(crate) size: u64,
     pub(crate) mtime_ns: i64,
+    /// False when the walk listed the name only ([`Stat::Names`]): `size` and `mtime_ns` are 0
+    /// until the file is opened.
+    pub(crate) stated: bool,
 }
 
 impl DiskNote {
+    /// Takes size and mtime from the opened file when the walk listed the name only.
+    pub(crate) fn fill_stat(&mut self, md: &fs::Metadata) {
+        if !self.stated {
+            (self.size, self.mtime_ns) = size_and_mtime(md);
+            self.stated = true;
+        }
+    }
+
     /// Where to read the note.
     pub(crate) fn path(&self, vault: &Path) -> PathBuf {
         match &self.raw_path {
@@ -65,6 +83,7 @@ pub(crate) struct BatchNote<'a> {
     name: &'a OsString,
     pub(crate) size: u64,
     pub(crate) mtime_ns: i64,
+    stated: bool,
 }
 
 impl BatchNote<'_> {
@@ -86,6 +105,7 @@ impl BatchNote<'_> {
                 .then(|| self.folder.path.join(self.name)),
             size: self.size,
             mtime_ns: self.mtime_ns,
+            stated: self.stated,
         }
     }
 }
@@ -98,6 +118,7 @@ impl Batch {
             name,
             size: st.size,
             mtime_ns: st.mtime_ns,
+            stated: st.stated,
         })
     }
 
@@ -150,6 +171,17 @@ struct Shared {
     ready: Condvar,
     /// PDFs are listed too.
     pdf: bool,
+    /// Names only: no stat (see [`Stat`]).
+    names_only: bool,
+}
+
+/// What the walk learns of each listed file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Stat {
+    /// Its size and mtime: what a freshness check compares.
+    Files,
+    /// Its name only, where the platform allows (see the module doc): for a full build.
+    Names,
 }
 
 impl Shared {
@@ -213,7 +245,7 @@ struct Found {
 /// be read.
 pub(crate) fn walk(vault: &Path, pdf: bool) -> (Vec<DiskNote>, Vec<SkippedFile>) {
     let (tx, rx) = mpsc::channel();
-    let skipped = walk_to(vault, pdf, &tx);
+    let skipped = walk_to(vault, pdf, Stat::Files, &tx);
     drop(tx);
     let mut notes = Vec::new();
     for batch in rx {
@@ -225,7 +257,12 @@ pub(crate) fn walk(vault: &Path, pdf: bool) -> (Vec<DiskNote>, Vec<SkippedFile>)
 /// Walks `vault` on this thread and helpers, sending the notes through `tx` in batches as
 /// soon as they are stat'ed (so a consumer can compare them while the walk goes on); returns
 /// the entries that could not be read.
-pub(crate) fn walk_to(vault: &Path, pdf: bool, tx: &mpsc::Sender<Batch>) -> Vec<SkippedFile> {
+pub(crate) fn walk_to(
+    vault: &Path,
+    pdf: bool,
+    stat: Stat,
+    tx: &mpsc::Sender<Batch>,
+) -> Vec<SkippedFile> {
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .clamp(1, 8);
@@ -241,6 +278,7 @@ pub(crate) fn walk_to(vault: &Path, pdf: bool, tx: &mpsc::Sender<Batch>) -> Vec<
         }),
         ready: Condvar::new(),
         pdf,
+        names_only: stat == Stat::Names && cfg!(all(unix, not(target_os = "macos"))),
     };
     std::thread::scope(|s| {
         let helpers: Vec<_> = (1..threads)
@@ -267,8 +305,14 @@ fn worker(shared: &Shared, tx: &mpsc::Sender<Batch>) -> Vec<SkippedFile> {
             Work::List(folder) => list(shared, folder, &mut found),
             Work::Stat(folder, names) => {
                 found.files.reserve(names.len());
-                for name in names {
-                    stat.one(&folder, name, &mut found);
+                if shared.names_only {
+                    found
+                        .files
+                        .extend(names.into_iter().map(|n| (n, FileStat::UNKNOWN)));
+                } else {
+                    for name in names {
+                        stat.one(&folder, name, &mut found);
+                    }
                 }
                 if !found.files.is_empty() {
                     // A consumer that stopped listening wants no more: the rest is not sent.
@@ -355,13 +399,6 @@ pub(crate) fn stat_one(path: PathBuf, rel: String, name: OsString) -> Result<Opt
     }))
 }
 
-/// Size and mtime of a regular file.
-#[derive(Debug, Clone, Copy)]
-struct FileStat {
-    size: u64,
-    mtime_ns: i64,
-}
-
 /// What the stat of a listed file found.
 enum Seen {
     File(FileStat),
@@ -426,6 +463,7 @@ impl Stater {
         Ok(Seen::File(FileStat {
             size: u64::try_from(st.st_size).unwrap_or(0),
             mtime_ns,
+            stated: true,
         }))
     }
 
@@ -441,9 +479,11 @@ impl Stater {
         {
             return Ok(Seen::Placeholder(why));
         }
+        let (size, mtime_ns) = size_and_mtime(&md);
         Ok(Seen::File(FileStat {
-            size: md.len(),
-            mtime_ns: md.modified().map_or(0, super::store::system_time_ns),
+            size,
+            mtime_ns,
+            stated: true,
         }))
     }
 }

@@ -261,41 +261,51 @@ enum Content {
 fn prepare_one(
     ctx: &Ctx<'_>,
     folders: &mut Beneath<'_>,
-    up: Upsert,
+    mut up: Upsert,
     t: &mut Tally,
     ops: &mut Vec<UserOperation<NoteDoc>>,
 ) {
     let fields = ctx.fields;
     let kind = kind_of(&up.note.rel);
     let cap = ctx.caps.max_bytes(kind);
+    let read = match up.bytes.take() {
+        Some(b) => Ok(b),
+        None => read_capped(folders, &up.note, cap, kind).map(|(b, md)| {
+            up.note.fill_stat(&md);
+            b
+        }),
+    };
+    if matches!(read, Err(Unread::TooLarge(_))) && !up.note.stated {
+        // Listed by name only: the placeholder keeps the stat the next walk compares.
+        if let Ok(md) = std::fs::symlink_metadata(up.note.path(ctx.vault)) {
+            up.note.fill_stat(&md);
+        }
+    }
     let delete = |ops: &mut Vec<UserOperation<NoteDoc>>| {
         ops.push(UserOperation::Delete(Term::from_field_text(
             fields.path,
             &up.note.rel,
         )));
     };
-    let bytes = match up.bytes {
-        Some(b) => b,
-        None => match read_capped(folders, &up.note, cap, kind) {
-            Ok(b) => b,
-            Err(Unread::TooLarge(reason)) => {
-                // Remembered with its stat (a placeholder), not read again until it changes.
-                t.removed += u64::from(up.replaces && !up.was_skipped);
-                placeholder_or_skip(&up, kind, reason, t, ops, fields);
-                return;
+    let bytes = match read {
+        Ok(b) => b,
+        Err(Unread::TooLarge(reason)) => {
+            // Remembered with its stat (a placeholder), not read again until it changes.
+            t.removed += u64::from(up.replaces && !up.was_skipped);
+            placeholder_or_skip(&up, kind, reason, t, ops, fields);
+            return;
+        }
+        Err(Unread::Failed(reason)) => {
+            if up.replaces {
+                delete(ops);
+                t.removed += u64::from(!up.was_skipped);
             }
-            Err(Unread::Failed(reason)) => {
-                if up.replaces {
-                    delete(ops);
-                    t.removed += u64::from(!up.was_skipped);
-                }
-                t.skipped.push(SkippedFile {
-                    path: up.note.rel.clone(),
-                    reason,
-                });
-                return;
-            }
-        },
+            t.skipped.push(SkippedFile {
+                path: up.note.rel.clone(),
+                reason,
+            });
+            return;
+        }
     };
     let hash = blake3::hash(&bytes);
     let content = match kind {
