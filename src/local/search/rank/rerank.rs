@@ -67,6 +67,7 @@ pub(crate) fn rerank(
             fields,
             terms,
             candidates,
+            &mut feats,
             &mut scored,
             &mut analyzer,
             warnings,
@@ -175,11 +176,13 @@ fn passage_tokens(terms: &[ExpandedTerm]) -> u32 {
 
 /// Adds to each candidate's score its share of the words the best candidates share
 /// ([`feedback`]).
+#[allow(clippy::too_many_arguments)]
 fn add_feedback(
     searcher: &Searcher,
     fields: &Fields,
     terms: &[ExpandedTerm],
     candidates: &[(f32, DocAddress)],
+    feats: &mut [Features],
     scored: &mut [(f64, usize)],
     analyzer: &mut TextAnalyzer,
     #[cfg_attr(not(feature = "tuning"), allow(unused_variables, clippy::ptr_arg))]
@@ -187,11 +190,19 @@ fn add_feedback(
 ) -> Result<()> {
     let mut best: Vec<(f64, usize)> = scored.to_vec();
     best.sort_by(|a, b| b.0.total_cmp(&a.0));
-    let top: Vec<DocAddress> = best
-        .iter()
-        .take(weights().fb_docs.max(0.0) as usize)
-        .map(|&(_, i)| candidates[i].1)
-        .collect();
+    let k = (weights().fb_docs.max(0.0) as usize).min(best.len());
+    // Equal scores across the cut go by path, not by where the notes sit in the index (a
+    // rebuild deals them out to its segments anew): the same vault, the same feedback.
+    if let Some(run) = tie_across(&best, k) {
+        let (start, end) = (run.start, run.end);
+        for &(_, i) in &best[start..end] {
+            if feats[i].path.is_empty() {
+                stored::path_of(searcher, fields, candidates[i].1, &mut feats[i].path)?;
+            }
+        }
+        best[start..end].sort_by(|a, b| feats[a.1].path.cmp(&feats[b.1].path));
+    }
+    let top: Vec<DocAddress> = best.iter().take(k).map(|&(_, i)| candidates[i].1).collect();
     // The query's own words (and their variants) are no feedback.
     let query_words: HashSet<&str> = terms
         .iter()
@@ -210,6 +221,18 @@ fn add_feedback(
         *s += f64::from(weights().s_fb * shares[*i]);
     }
     Ok(())
+}
+
+/// The run of equal scores in `best` (sorted best first) that the cut after the first `k`
+/// splits, if one does.
+pub(super) fn tie_across(best: &[(f64, usize)], k: usize) -> Option<std::ops::Range<usize>> {
+    if k == 0 || k >= best.len() || best[k].0 != best[k - 1].0 {
+        return None;
+    }
+    let tie = best[k - 1].0;
+    let start = best.iter().position(|b| b.0 == tie)?;
+    let end = start + best[start..].iter().take_while(|b| b.0 == tie).count();
+    Some(start..end)
 }
 
 /// Best first, ties by path — ties of the score as shown (two decimals), which an index

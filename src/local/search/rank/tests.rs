@@ -438,3 +438,16 @@ fn a_compound_in_a_question_also_matches_by_its_parts() {
     let keywords = expand_query(&t.searcher, fields, &parse("tar.gz unpack")).unwrap();
     assert_eq!(keywords[0].variants.weight("tar"), 0.0);
 }
+
+#[test]
+fn a_tie_across_the_feedback_cut_is_found_whole() {
+    use super::rerank::tie_across;
+    let best = [(9.0, 0), (7.0, 1), (7.0, 2), (7.0, 3), (5.0, 4)];
+    assert_eq!(tie_across(&best, 2), Some(1..4));
+    assert_eq!(tie_across(&best, 3), Some(1..4));
+    // A cut between different scores, or past the end, splits nothing.
+    assert_eq!(tie_across(&best, 1), None);
+    assert_eq!(tie_across(&best, 4), None);
+    assert_eq!(tie_across(&best, 5), None);
+    assert_eq!(tie_across(&best, 0), None);
+}
