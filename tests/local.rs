@@ -570,3 +570,17 @@ fn a_full_build_keeps_the_stat_the_next_walk_compares() {
         assert_eq!(env.local_paths(word), ["a/deep/note.md"], "{args:?}");
     }
 }
+
+/// Notes of equal score across the cut of the candidates are taken by path, not by where they
+/// sit in the index (a rebuild deals them out anew): the same vault gives the same answer.
+#[test]
+fn equal_scores_across_the_candidate_cut_go_by_path() {
+    let env = Env::new();
+    for i in 0..110 {
+        env.write(&format!("n{i:03}.md"), "zebra crossing\n");
+    }
+    let r = env.search_json(&["zebra", "-n", "100"]);
+    let paths: Vec<&str> = r.results.iter().map(|h| h.path.as_str()).collect();
+    let expected: Vec<String> = (0..100).map(|i| format!("n{i:03}.md")).collect();
+    assert_eq!(paths, expected);
+}

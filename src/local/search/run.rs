@@ -8,7 +8,11 @@ use tantivy::Searcher;
 
 use super::{filter, ignore, list, query, rank};
 use crate::core::{SearchHit, SearchOptions, Sort};
-use crate::local::{analyzer, schema};
+use crate::local::schema::Fields;
+use crate::local::{analyzer, schema, stored};
+
+/// Candidates fetched past the cut, to see a run of equal scores across it.
+const TIE_MARGIN: usize = 20;
 
 /// Searches an opened index; problems that did not stop it (a bad exclusion pattern) go to
 /// `warnings`.
@@ -46,7 +50,8 @@ pub(crate) fn run(
         } else {
             2
         };
-    let collector = TopDocs::with_limit(k).order_by_score();
+    // A few more than `k`, so that equal scores across the cut are seen whole (see `cut`).
+    let collector = TopDocs::with_limit(k + TIE_MARGIN).order_by_score();
     let mut candidates = Vec::new();
     // Quoted phrases are required; when no note has them, fall back to ranking without the
     // requirement rather than answering nothing.
@@ -67,6 +72,7 @@ pub(crate) fn run(
         candidates = searcher
             .search(&q, &collector)
             .context("searching the index")?;
+        cut(searcher, fields, &mut candidates, k)?;
         if !candidates.is_empty() {
             break;
         }
@@ -85,3 +91,31 @@ pub(crate) fn run(
         warnings,
     )
 }
+
+/// Keeps the best `k` of `candidates` (best first), taking those of equal score across the cut
+/// by path, not by where they sit in the index: a rebuild deals the notes out to its segments
+/// anew, and templated notes (pages of one tool, daily notes) often score the same. A run
+/// longer than the margin is cut where it is.
+fn cut(
+    searcher: &Searcher,
+    fields: &Fields,
+    candidates: &mut Vec<(f32, tantivy::DocAddress)>,
+    k: usize,
+) -> Result<()> {
+    if candidates.len() > k && candidates[k].0 == candidates[k - 1].0 {
+        let tie = candidates[k - 1].0;
+        let start = candidates.iter().position(|c| c.0 == tie).unwrap_or(0);
+        let mut run: Vec<(String, (f32, tantivy::DocAddress))> = Vec::new();
+        for &c in candidates[start..].iter().take_while(|c| c.0 == tie) {
+            let mut path = String::new();
+            stored::path_of(searcher, fields, c.1, &mut path)?;
+            run.push((path, c));
+        }
+        run.sort_by(|a, b| a.0.cmp(&b.0));
+        candidates.truncate(start);
+        candidates.extend(run.into_iter().map(|(_, c)| c));
+    }
+    candidates.truncate(k);
+    Ok(())
+}
+
