@@ -118,4 +118,3 @@ fn cut(
     candidates.truncate(k);
     Ok(())
 }
-
