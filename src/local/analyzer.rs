@@ -74,7 +74,7 @@ impl Tokenizer for VaultTokenizer {
 
     fn token_stream<'a>(&'a mut self, text: &'a str) -> VaultTokenStream<'a> {
         self.buf.len = 0;
-        split(text, &mut self.buf);
+        split(text, &mut self.buf, usize::MAX);
         let len = self.buf.len;
         VaultTokenStream {
             tokens: &mut self.buf.tokens[..len],
@@ -134,10 +134,33 @@ fn char_at(text: &str, i: usize) -> Option<char> {
     }
 }
 
-fn split(text: &str, out: &mut TokenBuf) {
+/// The byte offset of the first token at position `pos` or later in `text` (positions counted
+/// from the text's start, as the analyzer numbers them), tokenizing only up to there: a hit's
+/// passage is located in its note without tokenizing the rest of the note.
+pub(crate) fn offset_at_position(text: &str, pos: usize) -> Option<usize> {
+    thread_local! {
+        static BUF: std::cell::RefCell<TokenBuf> = std::cell::RefCell::default();
+    }
+    BUF.with(|buf| {
+        let mut buf = buf.borrow_mut();
+        buf.len = 0;
+        split(text, &mut buf, pos);
+        buf.tokens[..buf.len]
+            .iter()
+            .find(|t| t.position >= pos)
+            .map(|t| t.offset_from)
+    })
+}
+
+/// Tokenizes `text` into `out`, stopping once a token past position `stop` is out (every
+/// token at `stop` or before is then out too: positions only grow).
+fn split(text: &str, out: &mut TokenBuf, stop: usize) {
     let mut position = 0usize;
     let mut i = 0usize;
     while let Some(c) = char_at(text, i) {
+        if position > stop {
+            return;
+        }
         let starts_marked = c == '['
             && (i == 0 || text.as_bytes()[i - 1] != b'[')
             && marked_letters_end(text, i).is_some();
@@ -483,6 +506,21 @@ mod tests {
         }
         assert!(is_single_part("plain") && is_single_part("Straße"));
         assert!(!is_single_part("camelCase") && !is_single_part("l’été"));
+    }
+
+    #[test]
+    fn the_offset_at_a_position_is_the_full_tokenization_s() {
+        let text =
+            "Run trace-cmd now: E[x]tract KotlinCompileDaemon 日本語の本 and café-au-lait. end";
+        let toks = analyze(&mut text_analyzer(), text);
+        let last = toks.iter().map(|t| t.position).max().unwrap();
+        for pos in 0..=last + 2 {
+            let want = toks
+                .iter()
+                .find(|t| t.position >= pos)
+                .map(|t| t.offset_from);
+            assert_eq!(offset_at_position(text, pos), want, "{pos}");
+        }
     }
 
     #[test]

@@ -14,6 +14,7 @@ use std::cell::Cell;
 
 use tantivy::tokenizer::{TextAnalyzer, TokenStream};
 
+use crate::local::analyzer;
 use crate::text::{excerpt, note};
 
 /// Notes at least this long (bytes) get a checkpoint table; shorter ones are tokenized up to
@@ -165,13 +166,7 @@ pub(crate) fn text_start_pos(
 
 /// Byte offset, line and heading of body position `pos`, tokenizing at most one checkpoint's
 /// stretch of the text (or, without a table, the text up to the position).
-pub(crate) fn locate(
-    analyzer: &mut TextAnalyzer,
-    text: &str,
-    table: &[u8],
-    text_start: usize,
-    pos: u32,
-) -> Spot {
+pub(crate) fn locate(text: &str, table: &[u8], text_start: usize, pos: u32) -> Spot {
     let (base, next) = around(table, pos);
     let end = next.map_or(text.len(), |r| r.offset as usize);
     let from = excerpt::floor_char_boundary(text, base.offset as usize);
@@ -179,16 +174,8 @@ pub(crate) fn locate(
     // Without a table the note is below CHECKPOINT_MIN_BYTES: tokenizing it is bounded too.
     let slice = &text[from..end];
     add_work(slice.len());
-    let mut offset = None;
-    let mut stream = analyzer.token_stream(slice);
-    while stream.advance() {
-        let t = stream.token();
-        if base.pos + t.position as u32 >= pos {
-            offset = Some(from + t.offset_from);
-            break;
-        }
-    }
-    let offset = offset.unwrap_or(end);
+    let offset =
+        analyzer::offset_at_position(slice, (pos - base.pos) as usize).map_or(end, |o| from + o);
     let mut scan = LineScan {
         text,
         at: from,
@@ -398,7 +385,7 @@ mod tests {
                     continue;
                 }
                 last_pos = t.position;
-                let spot = locate(&mut a, text, table, meta.body_start, t.position as u32);
+                let spot = locate(text, table, meta.body_start, t.position as u32);
                 let want = toks
                     .iter()
                     .find(|u| u.position == t.position)
@@ -429,7 +416,7 @@ mod tests {
         let table = checkpoints(&mut a, &note, 0, false);
         work();
         for pos in [0u32, 1, 50_000, 199_999] {
-            let spot = locate(&mut a, &note, &table, 0, pos);
+            let spot = locate(&note, &table, 0, pos);
             assert_eq!(spot.offset, starts[pos as usize]);
         }
         let (total, max) = work();

@@ -49,7 +49,6 @@ pub(super) fn build(
             fields,
             vault,
             candidates[i].1,
-            analyzer,
             &phrases,
             &f.positions,
             &mut f.occs,

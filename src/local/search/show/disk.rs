@@ -15,7 +15,6 @@ use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
 use anyhow::Result;
-use tantivy::tokenizer::TextAnalyzer;
 use tantivy::{DocAddress, Searcher};
 
 use super::start::passage_pos;
@@ -54,7 +53,6 @@ pub(crate) fn show(
     fields: &Fields,
     vault: &Path,
     addr: DocAddress,
-    analyzer: &mut TextAnalyzer,
     phrases: &[&[String]],
     positions: &std::collections::HashMap<String, Vec<u32>>,
     occs: &mut [Occ],
@@ -102,7 +100,7 @@ pub(crate) fn show(
         return Ok(None);
     };
     let Some((spot, excerpt)) = show_in_file(
-        &mut file, size, &table, analyzer, phrases, positions, occs, known, rarity,
+        &mut file, size, &table, phrases, positions, occs, known, rarity,
     ) else {
         return Ok(None);
     };
@@ -171,7 +169,6 @@ fn show_in_file(
     file: &mut File,
     size: u64,
     table: &[u8],
-    analyzer: &mut TextAnalyzer,
     phrases: &[&[String]],
     positions: &std::collections::HashMap<String, Vec<u32>>,
     occs: &mut [Occ],
@@ -218,7 +215,7 @@ fn show_in_file(
         local.push(n);
     }
     let local_table = encode(local.into_iter());
-    let mut spot = locate(analyzer, &text, &local_table, local_start, pos);
+    let mut spot = locate(&text, &local_table, local_start, pos);
     if spot.heading.is_none() && base.heading != NO_HEADING && shift(base.heading).is_none() {
         let h = u64::from(base.heading);
         let (at, line) = read_text(file, h, (h + HEADING_BYTES as u64).min(size))?;

@@ -37,7 +37,7 @@ pub(crate) fn show(
     let min_pos = text_start_pos(analyzer, text, table, text_start);
     let pos = passage_pos(phrases, positions, occs, known, rarity, min_pos);
     let spot = match pos {
-        Some(pos) => locate(analyzer, text, table, text_start, pos),
+        Some(pos) => locate(text, table, text_start, pos),
         None => {
             let offset = text[text_start..]
                 .find(|c: char| !c.is_whitespace())
