@@ -148,16 +148,16 @@ impl<'a> Beneath<'a> {
                 return open_beneath(self.root, rel);
             }
             let (folder, name) = rel.rsplit_once('/').unwrap_or(("", rel));
-            if self.folder.as_ref().is_none_or(|(f, _)| f != folder) {
-                self.folder = None;
-                let parts = folder.split('/').filter(|p| !p.is_empty());
-                let dir = unix::open_folder(self.root, parts)?;
-                self.folder = Some((folder.to_string(), dir));
-            }
-            match &self.folder {
-                Some((_, dir)) => unix::open_in(dir, name),
-                None => open_beneath(self.root, rel),
-            }
+            let dir = match &mut self.folder {
+                Some((f, dir)) if f == folder => &*dir,
+                slot => {
+                    *slot = None;
+                    let parts = folder.split('/').filter(|p| !p.is_empty());
+                    let dir = unix::open_folder(self.root, parts)?;
+                    &slot.insert((folder.to_string(), dir)).1
+                }
+            };
+            unix::open_in(dir, name)
         }
         #[cfg(not(unix))]
         {

@@ -24,11 +24,7 @@ pub(crate) fn size_and_mtime(md: &std::fs::Metadata) -> (u64, i64) {
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt;
-        let mtime_ns = md
-            .mtime()
-            .saturating_mul(1_000_000_000)
-            .saturating_add(md.mtime_nsec());
-        (md.len(), mtime_ns)
+        (md.len(), mtime_ns(md.mtime(), md.mtime_nsec()))
     }
     #[cfg(not(unix))]
     {
@@ -37,4 +33,10 @@ pub(crate) fn size_and_mtime(md: &std::fs::Metadata) -> (u64, i64) {
             md.modified().map_or(0, super::store::system_time_ns),
         )
     }
+}
+
+/// Nanoseconds since the Unix epoch from a stat's seconds and nanoseconds.
+#[cfg(unix)]
+pub(super) fn mtime_ns(secs: i64, nsec: i64) -> i64 {
+    secs.saturating_mul(1_000_000_000).saturating_add(nsec)
 }

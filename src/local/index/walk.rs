@@ -457,9 +457,7 @@ impl Stater {
         // The field types differ between Unixes (`time_t`, `c_long`, `u64`); nanoseconds are
         // below 10^9 on all of them, so the casts are lossless.
         #[allow(clippy::unnecessary_cast)]
-        let mtime_ns = (st.st_mtime as i64)
-            .saturating_mul(1_000_000_000)
-            .saturating_add(st.st_mtime_nsec as i64);
+        let mtime_ns = super::filestat::mtime_ns(st.st_mtime as i64, st.st_mtime_nsec as i64);
         Ok(Seen::File(FileStat {
             size: u64::try_from(st.st_size).unwrap_or(0),
             mtime_ns,

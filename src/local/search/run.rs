@@ -102,18 +102,17 @@ fn cut(
     candidates: &mut Vec<(f32, tantivy::DocAddress)>,
     k: usize,
 ) -> Result<()> {
-    if candidates.len() > k && candidates[k].0 == candidates[k - 1].0 {
-        let tie = candidates[k - 1].0;
-        let start = candidates.iter().position(|c| c.0 == tie).unwrap_or(0);
-        let mut run: Vec<(String, (f32, tantivy::DocAddress))> = Vec::new();
-        for &c in candidates[start..].iter().take_while(|c| c.0 == tie) {
+    if let Some(run) = rank::tie_across(candidates, k, |c| c.0) {
+        let mut paths: Vec<(String, (f32, tantivy::DocAddress))> = Vec::new();
+        for &c in &candidates[run.clone()] {
             let mut path = String::new();
             stored::path_of(searcher, fields, c.1, &mut path)?;
-            run.push((path, c));
+            paths.push((path, c));
         }
-        run.sort_by(|a, b| a.0.cmp(&b.0));
-        candidates.truncate(start);
-        candidates.extend(run.into_iter().map(|(_, c)| c));
+        paths.sort_by(|a, b| a.0.cmp(&b.0));
+        for (slot, (_, c)) in candidates[run].iter_mut().zip(paths) {
+            *slot = c;
+        }
     }
     candidates.truncate(k);
     Ok(())

@@ -49,7 +49,7 @@ mod terms;
 
 pub(in crate::local) use candidates::candidate_query;
 pub(in crate::local) use expand::{expand_query, set_rarity};
-pub(in crate::local) use rerank::rerank;
+pub(in crate::local) use rerank::{rerank, tie_across};
 
 /// How many BM25 candidates are re-ranked.
 pub(in crate::local) const CANDIDATES: usize = 100;

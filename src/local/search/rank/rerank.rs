@@ -193,14 +193,8 @@ fn add_feedback(
     let k = (weights().fb_docs.max(0.0) as usize).min(best.len());
     // Equal scores across the cut go by path, not by where the notes sit in the index (a
     // rebuild deals them out to its segments anew): the same vault, the same feedback.
-    if let Some(run) = tie_across(&best, k) {
-        let (start, end) = (run.start, run.end);
-        for &(_, i) in &best[start..end] {
-            if feats[i].path.is_empty() {
-                stored::path_of(searcher, fields, candidates[i].1, &mut feats[i].path)?;
-            }
-        }
-        best[start..end].sort_by(|a, b| feats[a.1].path.cmp(&feats[b.1].path));
+    if let Some(run) = tie_across(&best, k, |b| b.0) {
+        by_path(&mut best[run], feats, searcher, fields, candidates)?;
     }
     let top: Vec<DocAddress> = best.iter().take(k).map(|&(_, i)| candidates[i].1).collect();
     // The query's own words (and their variants) are no feedback.
@@ -223,16 +217,42 @@ fn add_feedback(
     Ok(())
 }
 
-/// The run of equal scores in `best` (sorted best first) that the cut after the first `k`
+/// The run of equal scores in `items` (sorted best first) that the cut after the first `k`
 /// splits, if one does.
-pub(super) fn tie_across(best: &[(f64, usize)], k: usize) -> Option<std::ops::Range<usize>> {
-    if k == 0 || k >= best.len() || best[k].0 != best[k - 1].0 {
+pub(in crate::local) fn tie_across<T, S: PartialEq>(
+    items: &[T],
+    k: usize,
+    score: impl Fn(&T) -> S,
+) -> Option<std::ops::Range<usize>> {
+    if k == 0 || k >= items.len() || score(&items[k]) != score(&items[k - 1]) {
         return None;
     }
-    let tie = best[k - 1].0;
-    let start = best.iter().position(|b| b.0 == tie)?;
-    let end = start + best[start..].iter().take_while(|b| b.0 == tie).count();
+    let tie = score(&items[k - 1]);
+    let start = items.iter().position(|b| score(b) == tie)?;
+    let end = start
+        + items[start..]
+            .iter()
+            .take_while(|b| score(b) == tie)
+            .count();
     Some(start..end)
+}
+
+/// Orders `run` (candidates of equal score) by path, reading from the fast field the paths
+/// the features do not hold (they hold one only where a term hit the name).
+fn by_path(
+    run: &mut [(f64, usize)],
+    feats: &mut [Features],
+    searcher: &Searcher,
+    fields: &Fields,
+    candidates: &[(f32, DocAddress)],
+) -> Result<()> {
+    for &(_, i) in run.iter() {
+        if feats[i].path.is_empty() {
+            stored::path_of(searcher, fields, candidates[i].1, &mut feats[i].path)?;
+        }
+    }
+    run.sort_by(|a, b| feats[a.1].path.cmp(&feats[b.1].path));
+    Ok(())
 }
 
 /// Best first, ties by path — ties of the score as shown (two decimals), which an index
@@ -253,8 +273,7 @@ fn sort(
             .partial_cmp(&shown(a.0))
             .unwrap_or(std::cmp::Ordering::Equal)
     });
-    // The features hold a path only where a term hit the name; a run of equal scores that
-    // reaches into the returned `limit` reads the missing ones from the fast field.
+    // A run of equal scores that reaches into the returned `limit` goes by path.
     let mut start = 0;
     while start < scored.len().min(limit) {
         let end = start
@@ -263,12 +282,7 @@ fn sort(
                 .take_while(|s| shown(s.0) == shown(scored[start].0))
                 .count();
         if end - start > 1 {
-            for &(_, i) in &scored[start..end] {
-                if feats[i].path.is_empty() {
-                    stored::path_of(searcher, fields, candidates[i].1, &mut feats[i].path)?;
-                }
-            }
-            scored[start..end].sort_by(|a, b| feats[a.1].path.cmp(&feats[b.1].path));
+            by_path(&mut scored[start..end], feats, searcher, fields, candidates)?;
         }
         start = end;
     }

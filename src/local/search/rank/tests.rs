@@ -441,13 +441,14 @@ fn a_compound_in_a_question_also_matches_by_its_parts() {
 
 #[test]
 fn a_tie_across_the_feedback_cut_is_found_whole() {
-    use super::rerank::tie_across;
+    use super::tie_across;
     let best = [(9.0, 0), (7.0, 1), (7.0, 2), (7.0, 3), (5.0, 4)];
-    assert_eq!(tie_across(&best, 2), Some(1..4));
-    assert_eq!(tie_across(&best, 3), Some(1..4));
+    let tie = |k| tie_across(&best, k, |b: &(f64, usize)| b.0);
+    assert_eq!(tie(2), Some(1..4));
+    assert_eq!(tie(3), Some(1..4));
     // A cut between different scores, or past the end, splits nothing.
-    assert_eq!(tie_across(&best, 1), None);
-    assert_eq!(tie_across(&best, 4), None);
-    assert_eq!(tie_across(&best, 5), None);
-    assert_eq!(tie_across(&best, 0), None);
+    assert_eq!(tie(1), None);
+    assert_eq!(tie(4), None);
+    assert_eq!(tie(5), None);
+    assert_eq!(tie(0), None);
 }
