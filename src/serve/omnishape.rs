@@ -133,8 +133,9 @@ fn matches_in(
     kept.truncate(MAX_MATCHES);
     // The excerpt's match: the first on the line the local engine's passage is on.
     let on_line = line.and_then(|line| {
+        let mut lines = excerpt::Lines::default();
         kept.iter()
-            .position(|&(from, _)| excerpt::line_of(text, from) == line)
+            .position(|&(from, _)| lines.advance(text, from) == line)
     });
     let anchor_at = on_line.or((!kept.is_empty()).then_some(0));
     // Offsets grow along the text, so one running count converts them all.

@@ -83,21 +83,51 @@ pub(crate) fn floor_char_boundary(s: &str, mut i: usize) -> usize {
 
 /// 1-based line number of byte offset `pos` (`\n`, `\r\n` and lone `\r` all end a line).
 pub(crate) fn line_of(text: &str, pos: usize) -> u64 {
-    let head = &text.as_bytes()[..pos.min(text.len())];
-    let mut line = 1u64;
-    let mut prev_cr = false;
-    for &b in head {
-        match b {
-            b'\n' if prev_cr => prev_cr = false,
-            b'\n' => line += 1,
-            b'\r' => {
-                line += 1;
-                prev_cr = true;
-            }
-            _ => prev_cr = false,
+    let mut lines = Lines::default();
+    lines.advance(text, pos)
+}
+
+/// The line numbers of offsets taken in increasing order, each counted from the last one's
+/// instead of from the start: numbering every match of a long note costs one pass, not one
+/// per match.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Lines {
+    at: usize,
+    line: u64,
+    prev_cr: bool,
+}
+
+impl Default for Lines {
+    fn default() -> Lines {
+        Lines {
+            at: 0,
+            line: 1,
+            prev_cr: false,
         }
     }
-    line
+}
+
+impl Lines {
+    /// The 1-based line of byte offset `pos` of `text` (the same text on every call); an offset
+    /// before the last one gets the last one's line.
+    pub(crate) fn advance(&mut self, text: &str, pos: usize) -> u64 {
+        let end = pos.min(text.len());
+        if end > self.at {
+            for &b in &text.as_bytes()[self.at..end] {
+                match b {
+                    b'\n' if self.prev_cr => self.prev_cr = false,
+                    b'\n' => self.line += 1,
+                    b'\r' => {
+                        self.line += 1;
+                        self.prev_cr = true;
+                    }
+                    _ => self.prev_cr = false,
+                }
+            }
+            self.at = end;
+        }
+        self.line
+    }
 }
 
 /// Converts an offset in UTF-16 code units (what JavaScript's string indices count) to a byte
@@ -184,6 +214,36 @@ fn decode_entity(name: &str) -> Option<char> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The line of `pos` counted from the text's line ends, each `\r\n` one end.
+    fn counted_line(text: &str, pos: usize) -> u64 {
+        let head = text[..pos].replace("\r\n", "\n").replace('\r', "\n");
+        head.matches('\n').count() as u64 + 1
+    }
+
+    #[test]
+    fn lines_numbered_forward_match_lines_counted_from_the_start() {
+        let text = "a\nb\r\nc\rd\n\n\r\r\ne\r\n";
+        let mut lines = Lines::default();
+        for pos in 0..=text.len() {
+            assert_eq!(
+                lines.advance(text, pos),
+                counted_line(text, pos),
+                "at {pos}"
+            );
+            assert_eq!(line_of(text, pos), counted_line(text, pos), "at {pos}");
+        }
+        // Taking every other offset crosses `\r\n` pairs in one step and lands between them.
+        let mut lines = Lines::default();
+        for pos in (1..=text.len()).step_by(2) {
+            assert_eq!(
+                lines.advance(text, pos),
+                counted_line(text, pos),
+                "at {pos}"
+            );
+        }
+        assert_eq!(lines.advance(text, 0), counted_line(text, text.len()));
+    }
 
     #[test]
     fn cleans_omnisearch_html() {
