@@ -92,6 +92,9 @@ weights! {
     /// A sentence: a compound word the notes hold whole (`tar.gz`) also matches by each of its
     /// parts (`tar`, `gz`), × this weight; 0: by the whole only.
     w_part = 0.8;
+    /// A sentence: a content word also matches by the other words of its thesaurus groups
+    /// (`account` → `user`), × this weight; 0: by its own words only.
+    w_syn = 0.3;
     /// A sentence: points × the weighted share of the feedback words a note holds (the words
     /// the best-ranked notes share); 0 turns the feedback off.
     s_fb = 15.0;

@@ -11,8 +11,8 @@ use tantivy::schema::Field;
 use tantivy::tokenizer::{RawTokenizer, Stemmer, TextAnalyzer, TokenStream};
 use tantivy::{Searcher, Term};
 
-use super::reading;
 use super::terms::{ExpandedTerm, MatchKind, Variants};
+use super::{reading, thesaurus};
 use crate::local::schema::Fields;
 use crate::local::search::query::ParsedQuery;
 use crate::local::weights::weights;
@@ -98,20 +98,35 @@ pub(super) fn expand(
     term: &str,
     stemmer: &mut TextAnalyzer,
 ) -> Result<Variants> {
-    expand_among(searcher, fields, term, &[], false, stemmer)
+    expand_among(searcher, fields, term, &[], Look::Full, stemmer)
 }
 
-/// Finds the variants of `term`, one word of a query whose other words are `others`; a filler
-/// word (`exact_only`, see [`super::reading`]) is looked up as it is.
+/// How far a word is looked up in the dictionaries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Look {
+    /// Exactly, as it is: a filler word, a compound's part.
+    Exact,
+    /// Exactly and by inflection: a stand-in from the thesaurus.
+    Inflected,
+    /// Also by prefix and with typos: a word of the query.
+    Full,
+}
+
+/// Finds the variants of `term`, one word of a query whose other words are `others`, looked up
+/// as far as `look` says.
 fn expand_among(
     searcher: &Searcher,
     fields: &Fields,
     term: &str,
     others: &[&str],
-    exact_only: bool,
+    look: Look,
     stemmer: &mut TextAnalyzer,
 ) -> Result<Variants> {
-    let chars = if exact_only { 0 } else { term.chars().count() };
+    let chars = if look == Look::Full {
+        term.chars().count()
+    } else {
+        0
+    };
     // A word the notes already contain is taken as spelt right: looking for its typo variants
     // (the costliest walk of the dictionary) would mostly add noise. Words the notes lack, or
     // hold only once or twice, get the typo walk.
@@ -123,7 +138,7 @@ fn expand_among(
         typo_distance_for(chars, known)
     };
     let dfa = (typo_distance > 0).then(|| lev_builder(typo_distance).build_dfa(term));
-    let term_stem = (!exact_only && is_stemmable(term)).then(|| stem(stemmer, term));
+    let term_stem = (look != Look::Exact && is_stemmable(term)).then(|| stem(stemmer, term));
     // Scan below the stem minus one letter: `studies` → stem `studi` → scan `stud`, which also
     // reaches `study`.
     let stem_scan = term_stem.as_ref().map(|s| {
@@ -312,11 +327,23 @@ pub(in crate::local) fn expand_query(
     let mut searched: Vec<(String, Vec<String>)> = Vec::new();
     let sentence = filler.iter().any(|&f| f);
     for (t, &exact_only) in q.terms.iter().zip(&filler) {
-        let mut v = expand_among(searcher, fields, &t.text, &words, exact_only, &mut stemmer)?;
+        let look = if exact_only { Look::Exact } else { Look::Full };
+        let mut v = expand_among(searcher, fields, &t.text, &words, look, &mut stemmer)?;
         if sentence && weights().w_part > 0.0 && !v.all.is_empty() && !t.parts.is_empty() {
             for p in t.parts.iter().filter(|p| !reading::is_filler_word(p)) {
-                let pv = expand_among(searcher, fields, p, &words, true, &mut stemmer)?;
+                let pv = expand_among(searcher, fields, p, &words, Look::Exact, &mut stemmer)?;
                 merge_scaled(&mut v, pv, weights().w_part);
+            }
+        }
+        if sentence && !exact_only && weights().w_syn > 0.0 && t.parts.is_empty() {
+            for alt in thesaurus::alternatives(&t.text) {
+                // A stand-in the question also holds is matched as that word already.
+                if words.contains(&alt) {
+                    continue;
+                }
+                let av =
+                    expand_among(searcher, fields, alt, &words, Look::Inflected, &mut stemmer)?;
+                merge_scaled(&mut v, av, weights().w_syn);
             }
         }
         if v.all.is_empty() && !t.parts.is_empty() {
@@ -325,7 +352,8 @@ pub(in crate::local) fn expand_query(
                     continue;
                 }
                 let only = exact_only || reading::is_filler_word(p);
-                let v = expand_among(searcher, fields, p, &words, only, &mut stemmer)?;
+                let look = if only { Look::Exact } else { Look::Full };
+                let v = expand_among(searcher, fields, p, &words, look, &mut stemmer)?;
                 out.push(ExpandedTerm::new(p.clone(), v));
                 searched.push((p.clone(), Vec::new()));
             }
@@ -342,7 +370,7 @@ pub(in crate::local) fn expand_query(
     for (e, f) in out.iter_mut().zip(filler) {
         if !f && reading::is_filler_word(&e.text) {
             // Read as content after all (every word searched is a stop word): all its variants.
-            e.variants = expand_among(searcher, fields, &e.text, &words, false, &mut stemmer)?;
+            e.variants = expand_among(searcher, fields, &e.text, &words, Look::Full, &mut stemmer)?;
         }
         e.filler = f;
     }

@@ -5,7 +5,8 @@
 //!    words, auxiliaries, pronouns and fillers are filler, looked up exactly and left out of
 //!    the candidate query and of the word, coverage and all-words signals; the content words
 //!    carry it, in a passage of one sentence or line, and those found in a note's lead count
-//!    extra ([`lead`]); a compound it holds also matches by its parts. After the re-rank, the
+//!    extra ([`lead`]); a compound it holds also matches by its parts, and each content word
+//!    by the other words of its [`thesaurus`] groups (× `w_syn`). After the re-rank, the
 //!    words the best-ranked notes share add points to the notes that hold them
 //!    ([`feedback`]). Keywords read as typed.
 //! 1. **Expansion.** Each query term is looked up in the term dictionaries of the searched
@@ -46,6 +47,7 @@ mod proximity;
 mod reading;
 mod rerank;
 mod terms;
+mod thesaurus;
 
 pub(in crate::local) use candidates::candidate_query;
 pub(in crate::local) use expand::{expand_query, set_rarity};

@@ -15,6 +15,7 @@ use crate::core::{Filters, Limits, Scope, SearchHit};
 use crate::local::index::refresh;
 use crate::local::search::filter::Narrowing;
 use crate::local::search::query::{self, ParsedQuery};
+use crate::local::weights::weights;
 use crate::local::{analyzer, schema};
 
 struct Tiny {
@@ -437,6 +438,24 @@ fn a_compound_in_a_question_also_matches_by_its_parts() {
     // Keywords: the whole only, as typed.
     let keywords = expand_query(&t.searcher, fields, &parse("tar.gz unpack")).unwrap();
     assert_eq!(keywords[0].variants.weight("tar"), 0.0);
+}
+
+#[test]
+fn a_question_word_also_matches_by_its_thesaurus_stand_ins() {
+    let t = tiny(&[
+        ("useradd.md", "# useradd\n\n> Create new users.\n"),
+        ("ledger.md", "# ledger\n\nAdd a line to the books.\n"),
+    ]);
+    let question = "how do I add an account for a new colleague?";
+    // `account` is written `user` in the note, by inflection `users`; below an exact match.
+    let terms = expand_query(&t.searcher, schema::fields(), &parse(question)).unwrap();
+    let account = terms.iter().find(|e| e.text == "account").unwrap();
+    let users = account.variants.weight("users");
+    assert!(users > 0.0 && users < weights().w_infl, "{users}");
+    assert_eq!(first(&t, question), "useradd.md");
+    // Keywords are read as typed.
+    let keywords = expand_query(&t.searcher, schema::fields(), &parse("account add")).unwrap();
+    assert_eq!(keywords[0].variants.weight("users"), 0.0);
 }
 
 #[test]
