@@ -106,6 +106,13 @@ impl OpenIndex {
     pub fn reload(&self) {
         self.kept.refresh();
     }
+
+    /// Which commit the next search reads: a number that changes with every commit picked up
+    /// (`None`: no usable index yet). Answers kept under one stay right until it changes.
+    #[cfg_attr(not(feature = "serve"), allow(dead_code))]
+    pub(crate) fn generation(&self) -> Option<u64> {
+        self.kept.generation()
+    }
 }
 
 /// Builds or updates the local index of a vault (what `vault-search index` does). When another

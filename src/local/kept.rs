@@ -10,6 +10,7 @@
 //! and the caller's usual path (which rebuilds a damaged index) answers instead.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, PoisonError};
 
 use tantivy::{Index, IndexReader, Searcher};
@@ -25,6 +26,8 @@ pub(crate) struct Kept {
     cache_dir: PathBuf,
     store: Store,
     open: Mutex<Option<Open>>,
+    /// The last [`Open::generation`] handed out.
+    generations: AtomicU64,
 }
 
 struct Open {
@@ -32,6 +35,9 @@ struct Open {
     index: Index,
     reader: IndexReader,
     stamp: Stamp,
+    /// Which commit the reader reads, as a number that changes with every reload or reopen:
+    /// what a cache of answers is keyed on.
+    generation: u64,
 }
 
 /// Which commit is on disk: `CURRENT` and the live directory's `meta.json`, each as
@@ -56,6 +62,7 @@ impl Kept {
             cache_dir: cache_dir.to_path_buf(),
             store: Store::new(cache_dir, vault),
             open: Mutex::new(None),
+            generations: AtomicU64::new(0),
         }
     }
 
@@ -69,19 +76,36 @@ impl Kept {
     /// The searcher of the last commit: the kept one, reloaded or reopened first when a commit
     /// replaced it. `None`: no usable index (none yet, another format, damaged files).
     pub(crate) fn searcher(&self) -> Option<Searcher> {
+        self.with_current(|o| o.reader.searcher())
+    }
+
+    /// Which commit the next search reads (checked as [`Kept::searcher`] checks it): a number
+    /// that changes with every commit picked up. `None`: no usable index.
+    #[cfg_attr(not(feature = "serve"), allow(dead_code))]
+    pub(crate) fn generation(&self) -> Option<u64> {
+        self.with_current(|o| o.generation)
+    }
+
+    /// `f` of the last commit's open index, reloaded or reopened first when a commit
+    /// replaced it.
+    fn with_current<T>(&self, f: impl Fn(&Open) -> T) -> Option<T> {
         let mut open = self.open.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(o) = open.as_mut() {
             let stamp = self.stamp(&o.dir);
             if stamp == o.stamp {
-                return Some(o.reader.searcher());
+                return Some(f(o));
             }
             let same_dir = self.store.current_dir().as_deref() == Some(o.dir.as_path());
             if same_dir && self.reload(o, stamp) {
-                return Some(o.reader.searcher());
+                return Some(f(o));
             }
         }
         *open = self.reopen();
-        open.as_ref().map(|o| o.reader.searcher())
+        open.as_ref().map(f)
+    }
+
+    fn next_generation(&self) -> u64 {
+        self.generations.fetch_add(1, Ordering::Relaxed) + 1
     }
 
     /// Checks the commit now in `o.dir` and reloads onto it; false when it fails its check
@@ -95,6 +119,7 @@ impl Kept {
             return false;
         }
         o.stamp = stamp;
+        o.generation = self.next_generation();
         true
     }
 
@@ -117,6 +142,7 @@ impl Kept {
             index,
             reader,
             stamp,
+            generation: self.next_generation(),
         })
     }
 
@@ -186,11 +212,19 @@ mod tests {
         opts.source = Source::Local;
         opts.refresh = false;
         assert_eq!(paths(&kept, &opts), None, "no index yet");
+        assert_eq!(kept.generation(), None);
         crate::local::index(&index, &NoProgress).unwrap();
         assert_eq!(paths(&kept, &opts).unwrap(), ["a.md"]);
+        let first = kept.generation().unwrap();
+        assert_eq!(
+            kept.generation(),
+            Some(first),
+            "no commit, the same generation"
+        );
         // An incremental commit: the same directory, reloaded.
         std::fs::write(vault.join("b.md"), "alpha beta\n").unwrap();
         crate::local::index(&index, &NoProgress).unwrap();
+        assert_ne!(kept.generation(), Some(first));
         assert_eq!(paths(&kept, &opts).unwrap(), ["a.md", "b.md"]);
         // A rebuild: another directory, opened anew.
         let before = kept.open.lock().unwrap().as_ref().unwrap().dir.clone();

@@ -17,6 +17,7 @@
 //! Ctrl-C is caught the same way; a service manager's hard stop kills the process, which is
 //! safe too: every update commits atomically and the next start's walk converges.
 
+mod answers;
 pub(crate) mod cors;
 mod events;
 pub(crate) mod http;
@@ -106,6 +107,7 @@ pub(crate) fn run(opts: ServeOptions) -> Result<()> {
     let app = Arc::new(App {
         index: Arc::clone(&index),
         notes: notes::Notes::default(),
+        answers: answers::Answers::default(),
         vault: opts.vault.clone(),
         cache_dir: opts.cache_dir.clone(),
         port,
@@ -152,6 +154,8 @@ struct App {
     index: Arc<crate::OpenIndex>,
     /// The hit notes of recent answers, read once per file state.
     notes: notes::Notes,
+    /// Recent `/search` answers, until the next commit.
+    answers: answers::Answers,
     vault: PathBuf,
     cache_dir: PathBuf,
     port: u16,
@@ -226,11 +230,27 @@ impl App {
         if q.trim().is_empty() {
             return Response::json(200, b"[]".to_vec());
         }
+        // Read before the search: an answer ranked on a later commit than its key is dropped
+        // with that key, never kept under the wrong one.
+        let version = self.index.generation().map(|commit| answers::Version {
+            commit,
+            exclusions: crate::fileid::file_state(&self.vault.join(".obsidian/app.json")),
+        });
+        if let Some(body) = version.and_then(|v| self.answers.get(v, q)) {
+            return Response::json(200, body.to_vec());
+        }
         let opts = self.options(q, OMNI_LIMIT, Scope::default(), false);
         match self.index.search(&opts) {
             Ok(r) => {
+                // An answer with warnings (the index rebuilt or built in memory) came from
+                // another path than the kept commit: not kept.
+                let keep = r.warnings.is_empty();
                 let out = omnishape::convert(&self.vault, q, r.results, &self.notes);
-                Response::json(200, serde_json::to_vec(&out).unwrap_or_default())
+                let body = serde_json::to_vec(&out).unwrap_or_default();
+                if let (Some(v), true) = (version, keep) {
+                    self.answers.put(v, q, Arc::from(body.as_slice()));
+                }
+                Response::json(200, body)
             }
             Err(e) => Response::error(500, &format!("{e:#}")),
         }
