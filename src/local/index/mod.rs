@@ -28,6 +28,7 @@ pub(in crate::local) mod refresh;
 pub(in crate::local) mod refresh_paths;
 pub(in crate::local) mod replace;
 pub(crate) mod store;
+mod sweep;
 mod unsynced;
 mod walk;
 mod write;

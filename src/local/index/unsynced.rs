@@ -21,9 +21,9 @@
 //! or is missing makes the index incompatible, and it is rebuilt from the vault. A commit that
 //! lost only its rename leaves the one before, and the next walk (every `serve` start walks)
 //! re-reads what changed since. Nothing the vault holds is lost, only the time of a rebuild.
-//! A process killed between a merge's files and the next commit leaves them unlisted in
-//! `.managed.json`: never deleted, disk space until the next rebuild (which starts a new
-//! folder and removes this one). Windows is the same: tantivy's folder sync is a no-op there.
+//! A process killed between a merge's (or an update's) files and the next commit leaves them
+//! unlisted in `.managed.json`, where tantivy would never delete them: the next update does
+//! ([`super::sweep`]). Windows is the same: tantivy's folder sync is a no-op there.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, BufWriter, Write};

@@ -16,6 +16,7 @@ use super::merge::maybe_merge;
 use super::plan::{Plan, Upsert};
 use super::read::{decode, kind_of, read_capped, Unread};
 use super::store::{self, Payload};
+use super::sweep;
 use crate::core::{Caps, FileKind, IndexProgress, IndexReport, Limits, SkippedFile};
 use crate::fsread::Beneath;
 use crate::local::schema::{self, Fields};
@@ -89,6 +90,10 @@ pub(in crate::local) fn write(
         UPDATE_HEAP_BYTES
     };
     let mut writer = new_writer(index, heap)?;
+    if !fresh && !dir.as_os_str().is_empty() {
+        // With the writer's lock held: what a killed update left is no one's now.
+        sweep::unlisted(index, dir);
+    }
     progress.start(total);
     for path in &plan.removes {
         writer.delete_term(Term::from_field_text(fields.path, path));
