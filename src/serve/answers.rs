@@ -7,9 +7,11 @@
 //! so an answer is kept under the commit it was ranked on
 //! ([`OpenIndex::generation`](crate::OpenIndex)) and the state of `.obsidian/app.json` (whose
 //! exclusions each search reads), and all are dropped when either changes — the same
-//! commit-keyed reuse as a search server's query-result cache. In the
-//! moments between a save and its commit a repeated query answers as the commit before it did,
-//! which is what the ranking sees too.
+//! commit-keyed reuse as a search server's query-result cache. Between a save and its commit
+//! (a fraction of a second; longer while the watcher catches up at start or waits to retry
+//! after an error) a repeated query answers as it did before the save: ranked on the commit
+//! before it, as any search then is, with that answer's excerpts and matches. Only a plain
+//! answer is kept: every hit's note read, and unchanged while it was read; no warning.
 //!
 //! Bounded by count and by bytes; the oldest answer goes first. `/api/search` is not kept:
 //! its `elapsed_seconds` says what the search itself took.
@@ -46,18 +48,25 @@ struct Kept {
 }
 
 impl Kept {
+    /// The query is held twice (the map's key and the order's).
     fn cost(query: &str, body: &[u8]) -> usize {
-        query.len() + body.len()
+        2 * query.len() + body.len()
     }
 
-    /// Forgets every answer of another version.
-    fn at(&mut self, version: Version) {
+    /// Whether answers of `version` may be kept and looked up: they may, forgetting every
+    /// answer of another version, unless it is of an older commit (a slow request's), which
+    /// must not throw away the newer ones.
+    fn at(&mut self, version: Version) -> bool {
+        if version.commit < self.version.commit {
+            return false;
+        }
         if self.version != version {
             *self = Kept {
                 version,
                 ..Kept::default()
             };
         }
+        true
     }
 }
 
@@ -65,7 +74,9 @@ impl Answers {
     /// The body answered for `query` at `version`, if kept.
     pub(super) fn get(&self, version: Version, query: &str) -> Option<Arc<[u8]>> {
         let mut k = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
-        k.at(version);
+        if !k.at(version) {
+            return None;
+        }
         k.by_query.get(query).cloned()
     }
 
@@ -77,8 +88,7 @@ impl Answers {
             return;
         }
         let mut k = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
-        k.at(version);
-        if k.by_query.contains_key(query) {
+        if !k.at(version) || k.by_query.contains_key(query) {
             return;
         }
         while k.order.len() >= MAX_ANSWERS || k.bytes + cost > MAX_BYTES {
@@ -133,6 +143,11 @@ mod tests {
             exclusions: Some((2, std::time::SystemTime::UNIX_EPOCH, 9)),
         };
         assert_eq!(a.get(edited, "sqlite"), None);
+        // A slow request of an older commit neither finds nor drops the newer answers.
+        a.put(v(4), "new", body("[4]"));
+        a.put(v(2), "old", body("[2]"));
+        assert_eq!(a.get(v(2), "new"), None);
+        assert!(a.get(v(4), "new").is_some() && a.get(v(4), "old").is_none());
     }
 
     #[test]

@@ -242,15 +242,19 @@ impl App {
         let opts = self.options(q, OMNI_LIMIT, Scope::default(), false);
         match self.index.search(&opts) {
             Ok(r) => {
-                // An answer with warnings (the index rebuilt or built in memory) came from
-                // another path than the kept commit: not kept.
-                let keep = r.warnings.is_empty();
-                let out = omnishape::convert(&self.vault, q, r.results, &self.notes);
-                let body = serde_json::to_vec(&out).unwrap_or_default();
-                if let (Some(v), true) = (version, keep) {
-                    self.answers.put(v, q, Arc::from(body.as_slice()));
+                // A search that warned (an index rebuilt or built in memory, a bad exclusion
+                // pattern) is answered but not kept: only the plain answer of the commit is.
+                let warned = !r.warnings.is_empty();
+                let (out, whole) = omnishape::convert(&self.vault, q, r.results, &self.notes);
+                match serde_json::to_vec(&out) {
+                    Ok(body) => {
+                        if let (Some(v), false, true) = (version, warned, whole) {
+                            self.answers.put(v, q, Arc::from(body.as_slice()));
+                        }
+                        Response::json(200, body)
+                    }
+                    Err(e) => Response::error(500, &format!("{e:#}")),
                 }
-                Response::json(200, body)
             }
             Err(e) => Response::error(500, &format!("{e:#}")),
         }

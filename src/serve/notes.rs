@@ -135,18 +135,19 @@ fn stamp(path: &Path) -> Option<Stamp> {
 
 impl Notes {
     /// The note at `rel` in the vault whose [`paths::real_root`] is `root`, only when it really
-    /// lies inside the vault (no symlink out).
+    /// lies inside the vault (no symlink out), and whether it was read as the file stands
+    /// (false: the file changed while it was read, so the text may be torn).
     pub(crate) fn get(
         &self,
         root: &Path,
         rel: &str,
         analyzer: &mut TextAnalyzer,
-    ) -> Option<Arc<Note>> {
+    ) -> Option<(Arc<Note>, bool)> {
         let real = paths::real_inside(root, rel).ok()??;
         let before = stamp(&real)?;
         if let Some((s, note)) = self.lock().notes.get(&real) {
             if *s == before {
-                return Some(Arc::clone(note));
+                return Some((Arc::clone(note), true));
             }
         }
         // Bounded and of a regular file, as every read of a vault file: a FIFO or a device
@@ -158,10 +159,11 @@ impl Notes {
             String::from_utf8_lossy(&bytes).into_owned(),
         ));
         // Changed while it was read: not kept under either state.
-        if note.tokens.is_some() && stamp(&real) == Some(before) {
+        let settled = stamp(&real) == Some(before);
+        if note.tokens.is_some() && settled {
             self.keep(real, before, Arc::clone(&note));
         }
-        Some(note)
+        Some((note, settled))
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Kept> {
@@ -204,12 +206,13 @@ mod tests {
         std::fs::write(root.join("a.md"), "first words\n").unwrap();
         let notes = Notes::default();
         let mut analyzer = crate::local::analyzer::text_analyzer();
-        let a = notes.get(&root, "a.md", &mut analyzer).unwrap();
+        let (a, settled) = notes.get(&root, "a.md", &mut analyzer).unwrap();
+        assert!(settled);
         assert_eq!(a.tokens.as_ref().map(Tokens::len), Some(2));
-        let again = notes.get(&root, "a.md", &mut analyzer).unwrap();
+        let (again, _) = notes.get(&root, "a.md", &mut analyzer).unwrap();
         assert!(Arc::ptr_eq(&a, &again), "read again unchanged");
         std::fs::write(root.join("a.md"), "second, longer words\n").unwrap();
-        let changed = notes.get(&root, "a.md", &mut analyzer).unwrap();
+        let (changed, _) = notes.get(&root, "a.md", &mut analyzer).unwrap();
         assert_eq!(changed.text, "second, longer words\n");
         assert!(notes.get(&root, "../outside.md", &mut analyzer).is_none());
     }

@@ -35,13 +35,15 @@ const EXCERPT_BEFORE: usize = 100;
 const EXCERPT_AFTER: usize = 300;
 
 /// Converts local hits for the query `q`; a hit whose path would leave the vault is dropped.
-/// The hit notes are read through `notes`.
+/// The hit notes are read through `notes`. The flag says whether every hit's note was read,
+/// and read as its file stands: only such an answer is the commit's to keep (a note missing
+/// or torn by a save in progress is read again next time).
 pub(crate) fn convert(
     vault: &Path,
     q: &str,
     hits: Vec<SearchHit>,
     notes: &Notes,
-) -> Vec<OmniResult> {
+) -> (Vec<OmniResult>, bool) {
     let vault_name = vault
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -49,12 +51,16 @@ pub(crate) fn convert(
     let root = paths::real_root(vault).ok();
     let query = OmniQuery::parse(q);
     let mut analyzer = analyzer::text_analyzer();
-    hits.into_iter()
+    let mut whole = true;
+    let results = hits
+        .into_iter()
         .filter(|h| is_safe_relative(&h.path))
         .map(|h| {
-            let note = root
+            let read = root
                 .as_deref()
                 .and_then(|r| notes.get(r, &h.path, &mut analyzer));
+            whole &= read.as_ref().is_some_and(|(_, settled)| *settled);
+            let note = read.map(|(n, _)| n);
             let found = note
                 .as_deref()
                 .map(|n| {
@@ -84,7 +90,8 @@ pub(crate) fn convert(
                 path: h.path,
             }
         })
-        .collect()
+        .collect();
+    (results, whole)
 }
 
 /// A note's matches, and where the one its excerpt is built around is: its byte offset and its

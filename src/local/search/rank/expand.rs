@@ -112,6 +112,17 @@ enum Look {
     Full,
 }
 
+impl Look {
+    /// The characters of `term` that the prefix and typo rules go by (0: those rules are off).
+    fn chars_of(self, term: &str) -> usize {
+        if self == Look::Full {
+            term.chars().count()
+        } else {
+            0
+        }
+    }
+}
+
 /// Finds the variants of `term`, one word of a query whose other words are `others`, looked up
 /// as far as `look` says.
 fn expand_among(
@@ -122,16 +133,16 @@ fn expand_among(
     look: Look,
     stemmer: &mut TextAnalyzer,
 ) -> Result<Variants> {
-    let chars = if look == Look::Full {
-        term.chars().count()
+    let chars = look.chars_of(term);
+    // A word the notes already contain is taken as spelt right: looking for its typo variants
+    // (the costliest walk of the dictionary) would mostly add noise. Words the notes lack, or
+    // hold only once or twice, get the typo walk (a word looked up exactly, or by inflection,
+    // gets none: no need to count its notes).
+    let known = if look == Look::Full {
+        doc_freq_in(searcher, fields.body, term)? + doc_freq_in(searcher, fields.title, term)?
     } else {
         0
     };
-    // A word the notes already contain is taken as spelt right: looking for its typo variants
-    // (the costliest walk of the dictionary) would mostly add noise. Words the notes lack, or
-    // hold only once or twice, get the typo walk.
-    let known =
-        doc_freq_in(searcher, fields.body, term)? + doc_freq_in(searcher, fields.title, term)?;
     let typo_distance = if known > weights().typo_known_df as u64 {
         0
     } else {
@@ -326,6 +337,7 @@ pub(in crate::local) fn expand_query(
     let mut out: Vec<ExpandedTerm> = Vec::new();
     let mut searched: Vec<(String, Vec<String>)> = Vec::new();
     let sentence = filler.iter().any(|&f| f);
+    let mut given: Vec<&str> = Vec::new();
     for (t, &exact_only) in q.terms.iter().zip(&filler) {
         let look = if exact_only { Look::Exact } else { Look::Full };
         let mut v = expand_among(searcher, fields, &t.text, &words, look, &mut stemmer)?;
@@ -337,10 +349,12 @@ pub(in crate::local) fn expand_query(
         }
         if sentence && !exact_only && weights().w_syn > 0.0 && t.parts.is_empty() {
             for alt in thesaurus::alternatives(&t.text) {
-                // A stand-in the question also holds is matched as that word already.
-                if words.contains(&alt) {
+                // A stand-in the question also holds is matched as that word already, and one
+                // note word counts for one question word only (`kill … close` → `terminate`).
+                if words.contains(&alt) || given.contains(&alt) {
                     continue;
                 }
+                given.push(alt);
                 let av =
                     expand_among(searcher, fields, alt, &words, Look::Inflected, &mut stemmer)?;
                 merge_scaled(&mut v, av, weights().w_syn);

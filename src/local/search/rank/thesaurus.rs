@@ -6,8 +6,9 @@
 //! of meaning; what a lexical engine can carry is a thesaurus. This one is small and general:
 //! groups of words that stand for each other in technical and workplace writing — computing's
 //! everyday nouns and verbs, common abbreviations (`repo`, `k8s`, `config`) and a team's words
-//! for people, pay and time off — never the name of a tool, a product or a project, which a
-//! vault's own notes spell out.
+//! for people, pay and time off. No tool's, product's or project's name, which a vault's own
+//! notes spell out, beyond the usual short forms of a few languages and platforms (`k8s`,
+//! `js`, `py`, `osx` for `macos`).
 //!
 //! Only a sentence's content words get alternatives (keywords are read as typed), each looked
 //! up exactly and by inflection and matched at [`w_syn`](crate::local::weights::Weights) of an
