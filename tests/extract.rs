@@ -121,6 +121,8 @@ fn canvas_cards_groups_and_links_are_searchable() {
     );
     env.write("Boards/broken.canvas", "{\"nodes\": [ not json");
     env.write("note.md", "# A note\n\nNothing about marsupials.\n");
+    // A commit of a run's start would read as a retry of the broken board below.
+    env.backdate(&["Boards/zoo.canvas", "Boards/broken.canvas", "note.md"]);
 
     let report = env.index_json(&[]);
     let broken: Vec<_> = report

@@ -21,16 +21,8 @@ fn a_note_over_the_cap_is_remembered_and_never_a_hit() {
     env.write("small.md", "# Small\n\nalpha beta\n");
     // Over the default cap of 10 MiB, so searches (which use the default) skip it too.
     env.write("big.md", &"zyzzyva alpha ".repeat(800_000));
-    // Both older than the racy window: on a slow machine (Wine) a later run would otherwise
-    // re-read small.md and commit its fresh start, a commit that is not the stub's doing.
-    for rel in ["small.md", "big.md"] {
-        let f = std::fs::File::options()
-            .write(true)
-            .open(env.vault.join(rel))
-            .unwrap();
-        f.set_modified(std::time::SystemTime::now() - std::time::Duration::from_secs(60))
-            .unwrap();
-    }
+    // A commit of a run's start is not the stub's doing.
+    env.backdate(&["small.md", "big.md"]);
     let r = env.index_json(&[]);
     assert_eq!((r.notes, r.added, r.skipped), (1, 1, 1), "{r:?}");
     assert_eq!(skipped_paths(&r.skipped_files), ["big.md"]);

@@ -53,6 +53,20 @@ impl Env {
         self.write_bytes(rel, content.as_bytes())
     }
 
+    /// Sets the mtime of each of `rels` a minute back: older than the racy window, so no
+    /// later run re-reads them and commits its own start (on a slow machine, as under Wine, a
+    /// test would otherwise see a commit it did not cause).
+    pub fn backdate(&self, rels: &[&str]) {
+        for rel in rels {
+            let f = std::fs::File::options()
+                .write(true)
+                .open(self.vault.join(rel))
+                .unwrap();
+            f.set_modified(std::time::SystemTime::now() - std::time::Duration::from_secs(60))
+                .unwrap();
+        }
+    }
+
     pub fn write_bytes(&self, rel: &str, content: &[u8]) -> PathBuf {
         let p = self.vault.join(rel);
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();
