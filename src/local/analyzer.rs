@@ -9,16 +9,18 @@
 //!   take consecutive positions, so phrases over parts still match.
 //! - CJK (Han, kana, Hangul) runs become overlapping character bigrams (a lone character stays a
 //!   unigram), so text without spaces is searchable; nothing is dropped, however long.
-//! - Tokens are lowercased and accents are folded (`café` = `cafe`).
+//! - Tokens are lowercased and accents are folded (`café` = `cafe`), by tantivy's
+//!   `AsciiFoldingFilter` run from inside the tokenizer on the tokens it changes (see
+//!   [`chars::fold`]).
 //! - Tokens longer than [`MAX_TOKEN_CHARS`] are truncated, not dropped, the same way at index
 //!   and query time, so a 5,000-character word is still findable by its text. (The cut comes
 //!   before accent folding, which can lengthen a few letters: `Þ` → `th`.)
 
 mod chars;
 
-use chars::{ascii_class, Class};
+use chars::{ascii_class, fold, Class};
 
-use tantivy::tokenizer::{AsciiFoldingFilter, TextAnalyzer, Token, TokenStream, Tokenizer};
+use tantivy::tokenizer::{TextAnalyzer, Token, TokenStream, Tokenizer};
 
 /// Bumped whenever tokenization changes: a stored index of another version is rebuilt.
 pub(crate) const ANALYZER_VERSION: u32 = 3;
@@ -27,11 +29,9 @@ pub(crate) const NAME: &str = "vault";
 /// Longer tokens are cut to this many characters.
 pub(crate) const MAX_TOKEN_CHARS: usize = 64;
 
-/// The analyzer: [`VaultTokenizer`] (which lowercases) → fold accents.
+/// The analyzer: [`VaultTokenizer`], which lowercases and folds accents.
 pub(crate) fn text_analyzer() -> TextAnalyzer {
-    TextAnalyzer::builder(VaultTokenizer::default())
-        .filter(AsciiFoldingFilter)
-        .build()
+    TextAnalyzer::builder(VaultTokenizer::default()).build()
 }
 
 /// Tokenizes `text` into owned tokens (positions, offsets, `position_length` kept).
@@ -168,6 +168,7 @@ fn split(text: &str, out: &mut TokenBuf, stop: usize) {
             Class::Word => {
                 let mut seen = Seen {
                     ascii: c.is_ascii(),
+                    first_upper: c.is_ascii_uppercase(),
                     ..Seen::default()
                 };
                 let j = word_end(text, i + c.len_utf8(), &mut seen);
@@ -209,6 +210,9 @@ struct Seen {
     upper: bool,
     /// Marked letters (`E[x]tract`): brackets to leave out of its text.
     marked: bool,
+    /// Its first character is an ASCII capital: with `upper`, whether lowercasing an ASCII
+    /// word changes it.
+    first_upper: bool,
 }
 
 impl Seen {
@@ -321,15 +325,34 @@ fn push(
         if seen.marked {
             t.text.retain(|c| c != '[' && c != ']');
         }
-        t.text.make_ascii_lowercase();
+        // Most words have no capital: nothing to lowercase.
+        if seen.upper || seen.first_upper {
+            t.text.make_ascii_lowercase();
+        }
     } else {
+        // Folded after lowercasing, as the filter folded the lowercased token; only when a
+        // character of it folds to something else.
+        let mut folds = false;
         for c in cut.chars() {
             match c {
                 '[' | ']' => {}
                 c if c.is_ascii() => t.text.push(c.to_ascii_lowercase()),
-                c if chars::traits(c).lowers_to_self() => t.text.push(c),
-                c => t.text.extend(c.to_lowercase()),
+                c => {
+                    let traits = chars::traits(c);
+                    if traits.lowers_to_self() {
+                        t.text.push(c);
+                        folds |= !traits.folds_to_self();
+                    } else {
+                        for l in c.to_lowercase() {
+                            t.text.push(l);
+                            folds |= !l.is_ascii() && !chars::traits(l).folds_to_self();
+                        }
+                    }
+                }
             }
+        }
+        if folds {
+            fold(&mut t.text);
         }
     }
 }
@@ -347,9 +370,14 @@ fn emit_word(
     position: &mut usize,
     out: &mut TokenBuf,
 ) {
+    if seen.single_part() {
+        push(out, text, (start, end), seen, *position, 1);
+        *position += 1;
+        return;
+    }
     let mut parts = std::mem::take(&mut out.parts);
     parts.clear();
-    if end - start <= MAX_SPLIT_BYTES && !seen.single_part() {
+    if end - start <= MAX_SPLIT_BYTES {
         word_parts(text, start, end, &mut out.chars, &mut parts);
     }
     if parts.len() > 1 {
@@ -447,6 +475,7 @@ fn emit_cjk(text: &str, start: usize, end: usize, position: &mut usize, out: &mu
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tantivy::tokenizer::AsciiFoldingFilter;
 
     fn texts(s: &str) -> Vec<String> {
         analyze(&mut text_analyzer(), s)
@@ -526,6 +555,25 @@ mod tests {
     #[test]
     fn lowercases_and_folds() {
         assert_eq!(texts("Café  NAÏVE"), ["cafe", "naive"]);
+    }
+
+    /// Folding inside the tokenizer leaves nothing for tantivy's filter to fold, for every
+    /// character (alone, inside a word, capitalised): the tokens are the filter's.
+    #[test]
+    fn the_filter_finds_nothing_left_to_fold() {
+        let mut text = String::new();
+        for c in (0x80..=0x10FFFFu32).filter_map(char::from_u32) {
+            text.push_str(&format!("{c} a{c}b {c}X É{c} "));
+        }
+        let ours = analyze(&mut text_analyzer(), &text);
+        let mut filtered = TextAnalyzer::builder(VaultTokenizer::default())
+            .filter(AsciiFoldingFilter)
+            .build();
+        let theirs = analyze(&mut filtered, &text);
+        assert_eq!(ours.len(), theirs.len());
+        for (a, b) in ours.iter().zip(&theirs) {
+            assert_eq!(a.text, b.text);
+        }
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! What the analyzer asks of a character — its class (part of a word, CJK, a joiner, or a
-//! separator), its case, whether lowercasing changes it — defined here once, and for non-ASCII
+//! separator), its case, whether lowercasing or accent folding changes it — defined here once,
+//! and for non-ASCII
 //! characters answered from a table instead of the standard library's Unicode lookups.
 //!
 //! A quarter of a multilingual vault's bytes are non-ASCII, and `char::is_alphanumeric` on
@@ -10,7 +11,10 @@
 //! meets, say, Cyrillic never builds its block. Characters above the plane are computed
 //! directly (rare in notes).
 
+use std::cell::RefCell;
 use std::sync::OnceLock;
+
+use tantivy::tokenizer::{AsciiFoldingFilter, RawTokenizer, TokenFilter, TokenStream, Tokenizer};
 
 /// The class bits (a [`Class`]).
 const CLASS_BITS: u8 = 0b11;
@@ -18,6 +22,8 @@ const UPPER: u8 = 1 << 2;
 const LOWER: u8 = 1 << 3;
 /// `char::to_lowercase` gives the character itself.
 const LOWERS_TO_SELF: u8 = 1 << 4;
+/// Accent folding (tantivy's `AsciiFoldingFilter`, see [`fold`]) leaves it as it is.
+const FOLDS_TO_SELF: u8 = 1 << 5;
 
 /// The blocks of the Basic Multilingual Plane, each filled on first use.
 static BLOCKS: [OnceLock<[u8; 256]>; 256] = [const { OnceLock::new() }; 256];
@@ -98,6 +104,10 @@ impl Traits {
     pub(super) fn lowers_to_self(self) -> bool {
         self.0 & LOWERS_TO_SELF != 0
     }
+
+    pub(super) fn folds_to_self(self) -> bool {
+        self.0 & FOLDS_TO_SELF != 0
+    }
 }
 
 /// The traits of `c` (any character; the analyzer asks only for non-ASCII ones).
@@ -116,7 +126,37 @@ pub(super) fn traits(c: char) -> Traits {
     Traits(block[(n & 0xFF) as usize])
 }
 
-/// The traits as the standard library gives them.
+/// Folds the accents of a token as tantivy's `AsciiFoldingFilter` does (the filter itself, run
+/// on this one token). The tokenizer calls it only for a token holding a character that folding
+/// changes ([`Traits::folds_to_self`]): the filter as a stage of the analyzer scanned
+/// every token and copied every non-ASCII one, 5 % of a full build.
+pub(super) fn fold(text: &mut String) {
+    type Folder = <AsciiFoldingFilter as TokenFilter>::Tokenizer<RawTokenizer>;
+    thread_local! {
+        static FOLDER: RefCell<Folder> =
+            RefCell::new(AsciiFoldingFilter.transform(RawTokenizer::default()));
+    }
+    let folded = FOLDER.with(|f| {
+        let mut f = f.borrow_mut();
+        let mut stream = f.token_stream(text);
+        stream
+            .advance()
+            .then(|| std::mem::take(&mut stream.token_mut().text))
+    });
+    if let Some(folded) = folded {
+        *text = folded;
+    }
+}
+
+/// Accent folding leaves `c` as it is: asked of the folding filter itself.
+fn folds_to_self(c: char) -> bool {
+    let mut buf = [0; 4];
+    let mut s = String::from(c.encode_utf8(&mut buf) as &str);
+    fold(&mut s);
+    s.chars().eq(std::iter::once(c))
+}
+
+/// The traits as the standard library (and the folding filter) give them.
 fn compute(c: char) -> Traits {
     let class = class_of(c) as u8;
     let mut bits = class;
@@ -129,6 +169,9 @@ fn compute(c: char) -> Traits {
     let mut lower = c.to_lowercase();
     if lower.next() == Some(c) && lower.next().is_none() {
         bits |= LOWERS_TO_SELF;
+    }
+    if folds_to_self(c) {
+        bits |= FOLDS_TO_SELF;
     }
     Traits(bits)
 }
