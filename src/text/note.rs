@@ -40,8 +40,34 @@ pub(crate) fn parse(text: &str) -> NoteMeta {
     }
     let mut in_fence: Option<&str> = None;
     let mut offset = body_start;
-    for raw in text[body_start..].split_inclusive('\n') {
+    let bytes = text.as_bytes();
+    // Line by line (each with its `\n`), noting on the way whether it holds a `#`: most lines
+    // hold none, so they have neither a heading nor a tag to look for. One pass finds both.
+    let mut marks = memchr::memchr2_iter(b'\n', b'#', &bytes[offset..]).map(|i| i + body_start);
+    while offset < bytes.len() {
+        let mut hash = false;
+        let mut end = bytes.len();
+        for at in marks.by_ref() {
+            if bytes[at] == b'\n' {
+                end = at + 1;
+                break;
+            }
+            hash = true;
+        }
+        let raw = &text[offset..end];
         let line = raw.trim_end_matches(['\n', '\r']);
+        // Starting with a letter or digit, it is no fence, heading or indented line.
+        if line
+            .as_bytes()
+            .first()
+            .is_none_or(u8::is_ascii_alphanumeric)
+        {
+            if hash && in_fence.is_none() {
+                inline_tags(line, &mut meta.tags);
+            }
+            offset = end;
+            continue;
+        }
         let trimmed = line.trim_start();
         let indent = line.len() - trimmed.len();
         if indent <= 3 {
@@ -49,7 +75,7 @@ pub(crate) fn parse(text: &str) -> NoteMeta {
                 if trimmed.starts_with(fence) {
                     in_fence = None;
                 }
-                offset += raw.len();
+                offset = end;
                 continue;
             }
             if trimmed.starts_with("```") {
@@ -66,13 +92,13 @@ pub(crate) fn parse(text: &str) -> NoteMeta {
                         offset,
                     });
                 }
-            } else {
+            } else if hash {
                 inline_tags(line, &mut meta.tags);
             }
-        } else if in_fence.is_none() {
+        } else if in_fence.is_none() && hash {
             inline_tags(line, &mut meta.tags);
         }
-        offset += raw.len();
+        offset = end;
     }
     let mut seen = std::collections::HashSet::new();
     meta.tags.retain(|t| seen.insert(t.clone()));
