@@ -56,18 +56,6 @@ pub(crate) fn parse(text: &str) -> NoteMeta {
         }
         let raw = &text[offset..end];
         let line = raw.trim_end_matches(['\n', '\r']);
-        // Starting with a letter or digit, it is no fence, heading or indented line.
-        if line
-            .as_bytes()
-            .first()
-            .is_none_or(u8::is_ascii_alphanumeric)
-        {
-            if hash && in_fence.is_none() {
-                inline_tags(line, &mut meta.tags);
-            }
-            offset = end;
-            continue;
-        }
         let trimmed = line.trim_start();
         let indent = line.len() - trimmed.len();
         if indent <= 3 {
@@ -82,6 +70,8 @@ pub(crate) fn parse(text: &str) -> NoteMeta {
                 in_fence = Some("```");
             } else if trimmed.starts_with("~~~") {
                 in_fence = Some("~~~");
+            } else if !hash {
+                // No `#`: neither a heading nor a tag.
             } else if let Some(h) = heading(trimmed) {
                 // `# Title #tag`: the heading's own `#`s are not a tag, a tag in its text is.
                 inline_tags(h.1, &mut meta.tags);
@@ -92,7 +82,7 @@ pub(crate) fn parse(text: &str) -> NoteMeta {
                         offset,
                     });
                 }
-            } else if hash {
+            } else {
                 inline_tags(line, &mut meta.tags);
             }
         } else if in_fence.is_none() && hash {

@@ -1,7 +1,7 @@
 //! What the analyzer asks of a character — its class (part of a word, CJK, a joiner, or a
 //! separator), its case, whether lowercasing or accent folding changes it — defined here once,
-//! and for non-ASCII
-//! characters answered from a table instead of the standard library's Unicode lookups.
+//! and for non-ASCII characters answered from a table instead of the standard library's
+//! Unicode lookups.
 //!
 //! A quarter of a multilingual vault's bytes are non-ASCII, and `char::is_alphanumeric` on
 //! each of them was the single largest cost of a full build (a binary search, then a linear
