@@ -2,7 +2,13 @@
 # Ranking quality on known-item query sets: MRR@10 per kind, per set, and the mean over kinds.
 #
 # usage: benches/eval.sh SHARED_DIR [BINARY] [VS_TUNE settings...]
-#   SHARED_DIR  the development material (holds eval/eval.py, eval/queries/*.jsonl, corpora/)
+#   SHARED_DIR  the development material, kept beside a clone (as ../shared), not in this
+#               repository. It holds eval/eval.py (the scorer: MRR@10 per kind), the known-item
+#               query sets eval/queries/*.jsonl ({id, query, relevant, kind} a line), and the
+#               vaults: corpora/tldr/pages, the English tldr-pages collection
+#               (https://github.com/tldr-pages/tldr, CC BY 4.0), and corpora/dwarves-brain, a
+#               company team's public Obsidian vault (https://github.com/dwarvesf/brain, CC0).
+#               Without it there is nothing to score: the tests never need it.
 #   BINARY      defaults to target/release/vault-search; build with `--features tuning` to let
 #               the VS_TUNE settings (e.g. "w_infl=0.7,s_tf=5") override ranking constants
 # Query sets named tldr-* run on corpora/tldr/pages, dwarves-brain* on corpora/dwarves-brain.

@@ -24,7 +24,6 @@ const LAYERS: &[(&str, u8)] = &[
     ("", 2), // lib.rs: the public API
     ("dispatch", 2),
     ("status", 2),
-    ("agent", 2),
     ("pdf_child", 2),
     ("cli", 3),
     ("mcp", 3),

@@ -18,7 +18,7 @@ use anyhow::{bail, Result};
 /// How results are ordered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Sort {
-    /// Best match first (the ranking of the README).
+    /// Best match first (the ranking of docs/ranking.md).
     #[default]
     Relevance,
     /// Most recently modified first: among the best matches of a query, or among all notes

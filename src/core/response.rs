@@ -2,7 +2,7 @@
 //!
 //! JSON (`--json`, the MCP server's structured answer, `serve`'s `/api/search`) is one
 //! [`SearchResponse`] object. Fields may be added in later versions; existing fields never
-//! change meaning. The README documents the same schema.
+//! change meaning. docs/guide.md ("JSON output") documents the same schema.
 
 #[cfg(feature = "mcp")]
 use schemars::JsonSchema;
