@@ -206,11 +206,14 @@ fn replace_unsynced(dst: &Path, data: &[u8]) -> io::Result<()> {
         std::process::id(),
         NEXT.fetch_add(1, Ordering::Relaxed)
     ));
-    let written = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&tmp)
-        .and_then(|mut f| f.write_all(data));
+    let mut options = OpenOptions::new();
+    options.write(true).create_new(true);
+    // Private like every file of the index (0600 on Unix, whatever the umask): `.managed.json`
+    // is written here after the store made the directory's files private. On Windows the file
+    // inherits the ACL of the user's cache directory.
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let written = options.open(&tmp).and_then(|mut f| f.write_all(data));
     let replaced = written.and_then(|()| replace_file(&tmp, dst));
     if replaced.is_err() {
         let _ = fs::remove_file(&tmp);
