@@ -449,3 +449,46 @@ fn every_file_of_the_index_is_private() {
         assert!(seen.iter().any(|n| n == ".managed.json"), "{seen:?}");
     }
 }
+
+/// One byte flipped in the middle of every `.fieldnorm` (reranks silently when read) or
+/// `.fast` file (panics a merge) of the live index, each file's size and mtime kept: the next
+/// search sees the change (its ctime), checks the file, and rebuilds before it answers.
+#[cfg(unix)]
+#[test]
+fn a_flipped_byte_that_keeps_size_and_mtime_is_rebuilt_before_the_next_answer() {
+    for ext in ["fieldnorm", "fast"] {
+        let env = Env::new();
+        for i in 0..120 {
+            env.write(
+                &format!("n{i}.md"),
+                &format!("# Note {i}\n\ncommon uniq{i} w{} w{}\n", i % 7, i % 11),
+            );
+        }
+        env.index_json(&[]);
+        let mut flipped = 0;
+        for e in std::fs::read_dir(env.live_index_dir()).unwrap().flatten() {
+            let p = e.path();
+            if p.extension().and_then(|x| x.to_str()) != Some(ext) {
+                continue;
+            }
+            let mtime = std::fs::metadata(&p).unwrap().modified().unwrap();
+            let mut bytes = std::fs::read(&p).unwrap();
+            let mid = bytes.len() / 2;
+            bytes[mid] ^= 0x01;
+            std::fs::write(&p, &bytes).unwrap();
+            let f = std::fs::File::options().write(true).open(&p).unwrap();
+            f.set_modified(mtime).unwrap();
+            flipped += 1;
+        }
+        assert!(flipped > 0, "{ext}: no such file");
+        let out = env.run(&["--json", "--source", "local", "--no-refresh", "uniq42"]);
+        assert_ok(&out);
+        let err = stderr(&out);
+        assert!(err.contains("rebuilding the index"), "{ext}: {err}");
+        assert!(!err.contains("panicked"), "{ext}: {err}");
+        let r: vault_search::SearchResponse = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(r.results[0].path, "n42.md", "{ext}");
+        let all = env.search_json(&["--source", "local", "-n", "1000", "common"]);
+        assert_eq!(all.results.len(), 120, "{ext}");
+    }
+}

@@ -132,17 +132,18 @@ impl Directory for UnsyncedDirectory {
 
     /// As [`MmapDirectory`] opens it (a new file, never one that exists), minus the sync.
     fn open_write(&self, path: &Path) -> Result<WritePtr, OpenWriteError> {
-        let file = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(self.root.join(path))
-            .map_err(|e| {
-                if e.kind() == io::ErrorKind::AlreadyExists {
-                    OpenWriteError::FileAlreadyExists(path.to_path_buf())
-                } else {
-                    OpenWriteError::wrap_io_error(e, path.to_path_buf())
-                }
-            })?;
+        let mut options = OpenOptions::new();
+        options.write(true).create_new(true);
+        // Private from the start, as `replace_unsynced` writes (see there).
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        let file = options.open(self.root.join(path)).map_err(|e| {
+            if e.kind() == io::ErrorKind::AlreadyExists {
+                OpenWriteError::FileAlreadyExists(path.to_path_buf())
+            } else {
+                OpenWriteError::wrap_io_error(e, path.to_path_buf())
+            }
+        })?;
         Ok(BufWriter::new(Box::new(UnsyncedFile(file))))
     }
 
