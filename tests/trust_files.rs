@@ -35,7 +35,7 @@ fn run_bounded(env: &Env, args: &[&str]) -> std::process::Output {
 }
 
 #[cfg(unix)]
-fn mkfifo(path: &std::path::Path) {
+pub(crate) fn mkfifo(path: &std::path::Path) {
     rustix::fs::mknodat(
         rustix::fs::CWD,
         path,
@@ -213,7 +213,7 @@ fn serve_answers_every_search_with_a_fifo_for_app_json() {
 /// Exchanges `a` and `b` (two folders, or a folder and a symlink) again and again until the
 /// returned flag is set; the thread is joined by the caller.
 #[cfg(target_os = "linux")]
-fn exchange_loop(
+pub(crate) fn exchange_loop(
     a: std::path::PathBuf,
     b: std::path::PathBuf,
 ) -> (

@@ -2,7 +2,10 @@
 //!
 //! The path comes from the model, so it is untrusted: only a vault-relative `.md` path that
 //! resolves (symlinks followed) to a file inside the vault is read. Output is capped so one
-//! call cannot flood the conversation; the text says where it was cut and how to go on.
+//! call cannot flood the conversation; the text says where it was cut and how to go on. The
+//! reading is bounded too: a file over [`MAX_FILE_BYTES`] is refused with its size, and past
+//! the window only [`COUNT_AHEAD_BYTES`] are read to count lines (the header then says "of at
+//! least N"), so a huge note costs a call what it returns, not its size.
 
 use std::fmt::Write as _;
 use std::io::{BufRead, BufReader};
