@@ -99,7 +99,7 @@ pub(crate) fn open_beneath(root: &Path, rel: &str) -> Result<(File, Metadata), R
     #[cfg(unix)]
     {
         let dir = unix::open_folder(root, folders.iter().copied())?;
-        unix::open_in(&dir, last)
+        unix::open_in(&dir, *last)
     }
     #[cfg(not(unix))]
     {
@@ -132,6 +132,43 @@ impl<'a> Beneath<'a> {
     pub(crate) fn read(&mut self, rel: &str, cap: u64) -> Result<(Vec<u8>, Metadata), Refused> {
         let (file, md) = self.open(rel)?;
         read_capped(file, md, cap)
+    }
+
+    /// [`read_regular`] of `path`, a file below the root whose name is not UTF-8 (so no
+    /// `/`-separated `rel` spells it): opened folder by folder from the root by its raw
+    /// components, as [`Beneath::open`] opens the others, so a folder on its way swapped for a
+    /// symlink is refused too. Not through the kept folder: such names are rare. On Windows,
+    /// where a name reaches here only with an unpaired surrogate, `read_regular` of the path
+    /// (see the module doc: the folders on the way are not checked there).
+    pub(crate) fn read_raw(
+        &mut self,
+        path: &Path,
+        cap: u64,
+    ) -> Result<(Vec<u8>, Metadata), Refused> {
+        #[cfg(unix)]
+        {
+            use std::path::Component;
+            let rel = path
+                .strip_prefix(self.root)
+                .map_err(|_| Refused::NotRegular)?;
+            let mut parts = Vec::new();
+            for c in rel.components() {
+                match c {
+                    Component::Normal(p) => parts.push(p),
+                    _ => return Err(Refused::NotRegular),
+                }
+            }
+            let Some((last, folders)) = parts.split_last() else {
+                return Err(Refused::NotRegular);
+            };
+            let dir = unix::open_folder(self.root, folders.iter().copied())?;
+            let (file, md) = unix::open_in(&dir, *last)?;
+            read_capped(file, md, cap)
+        }
+        #[cfg(not(unix))]
+        {
+            read_regular(path, cap)
+        }
     }
 
     /// [`open_beneath`] of `rel`, through the kept folder handle when it is the same folder.
@@ -185,9 +222,9 @@ mod unix {
 
     /// The folder `root/a/b/…` for `folders` = `a`, `b`, …, each opened from the one above
     /// without following a symlink (the root itself may be one: it is the caller's vault).
-    pub(super) fn open_folder<'f>(
+    pub(super) fn open_folder<P: rustix::path::Arg>(
         root: &std::path::Path,
-        folders: impl Iterator<Item = &'f str>,
+        folders: impl Iterator<Item = P>,
     ) -> Result<OwnedFd, Refused> {
         let dir_flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
         let mut dir = openat(CWD, root, dir_flags, Mode::empty()).map_err(refused)?;
@@ -199,7 +236,10 @@ mod unix {
     }
 
     /// The regular file `name` in `dir`, not through a symlink, with its handle's metadata.
-    pub(super) fn open_in(dir: &OwnedFd, name: &str) -> Result<(File, Metadata), Refused> {
+    pub(super) fn open_in<P: rustix::path::Arg>(
+        dir: &OwnedFd,
+        name: P,
+    ) -> Result<(File, Metadata), Refused> {
         let flags =
             OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
         let file = File::from(openat(dir, name, flags, Mode::empty()).map_err(refused)?);

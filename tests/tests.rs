@@ -20,5 +20,6 @@ mod portability;
 mod serve;
 mod skipped;
 mod trust;
+mod trust_files;
 mod util;
 mod version;

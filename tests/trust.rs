@@ -184,14 +184,7 @@ fn a_note_swapped_for_a_symlink_never_leaks_the_target() {
 fn omnisearch_hits_naming_a_fifo_or_a_huge_file_are_not_read() {
     use crate::util::{omni_hit, MockServer, Reply};
     let env = Env::new();
-    rustix::fs::mknodat(
-        rustix::fs::CWD,
-        env.vault.join("fifo.md"),
-        rustix::fs::FileType::Fifo,
-        rustix::fs::Mode::from_raw_mode(0o600),
-        0,
-    )
-    .unwrap();
+    crate::trust_files::mkfifo(&env.vault.join("fifo.md"));
     // Sparse: 11 MiB on paper, over the 10 MiB note cap, its frontmatter at the start.
     let big = env.write("big.md", "---\ntags: [big]\n---\nkotlin\n");
     std::fs::File::options()
@@ -470,7 +463,6 @@ fn read_note_never_reads_through_a_note_swapped_for_a_symlink() {
 #[test]
 fn read_note_never_reads_through_a_folder_swapped_for_a_symlink() {
     use crate::mcp::Session;
-    use std::sync::atomic::{AtomicBool, Ordering};
     let env = Env::new();
     let outside = env.root.path().join("outside");
     std::fs::create_dir_all(&outside).unwrap();
@@ -479,23 +471,9 @@ fn read_note_never_reads_through_a_folder_swapped_for_a_symlink() {
     let link = env.root.path().join("link");
     std::os::unix::fs::symlink(&outside, &link).unwrap();
     let mut s = Session::ready(&env, &[]);
-    let stop = std::sync::Arc::new(AtomicBool::new(false));
-    let flag = std::sync::Arc::clone(&stop);
-    let sub = env.vault.join("sub");
-    let swapper = std::thread::spawn(move || {
-        while !flag.load(Ordering::Relaxed) {
-            rustix::fs::renameat_with(
-                rustix::fs::CWD,
-                &link,
-                rustix::fs::CWD,
-                &sub,
-                rustix::fs::RenameFlags::EXCHANGE,
-            )
-            .unwrap();
-        }
-    });
+    let (stop, swapper) = crate::trust_files::exchange_loop(link, env.vault.join("sub"));
     let answered = read_while_swapped(&mut s, "sub/race.md");
-    stop.store(true, Ordering::Relaxed);
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
     swapper.join().unwrap();
     assert!(answered > 0, "the note itself was never read");
 }

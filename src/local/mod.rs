@@ -186,10 +186,12 @@ pub(crate) fn folders_and_tags(
     }))
 }
 
-/// Whether Obsidian's "Excluded files" hide the vault-relative path `rel` from search.
+/// Whether Obsidian's "Excluded files" hide the vault-relative path `rel` from search (not
+/// when `app.json` is refused: search then applies no exclusions either, and says so).
 #[cfg(feature = "mcp")]
 pub(crate) fn excluded_by_obsidian(vault: &std::path::Path, rel: &str) -> bool {
-    search::ignore::excludes(&search::ignore::filters(vault), rel)
+    let filters = search::ignore::filters(vault, &mut Vec::new());
+    search::ignore::excludes(&filters, rel)
 }
 
 /// Runs a local search.

@@ -2,7 +2,10 @@
 //!
 //! The path comes from the model, so it is untrusted: only a vault-relative `.md` path that
 //! resolves (symlinks followed) to a file inside the vault is read. Output is capped so one
-//! call cannot flood the conversation; the text says where it was cut and how to go on.
+//! call cannot flood the conversation; the text says where it was cut and how to go on. The
+//! reading is bounded too: a file over [`MAX_FILE_BYTES`] is refused with its size, and past
+//! the window only [`COUNT_AHEAD_BYTES`] are read to count lines (the header then says "of at
+//! least N"), so a huge note costs a call what it returns, not its size.
 
 use std::fmt::Write as _;
 use std::io::{BufRead, BufReader};
@@ -20,6 +23,14 @@ use crate::paths;
 pub(crate) const MAX_LINES: u64 = 400;
 /// Most bytes of note text one call returns.
 pub(crate) const MAX_BYTES: usize = 64 * 1024;
+/// Largest file read: past the window only lines are counted, but reaching a window far into
+/// a file reads everything before it (a 3 GB note took 14 s a call). The index's own cap for a
+/// note is 10 MB by default; this leaves room for a raised one.
+pub(crate) const MAX_FILE_BYTES: u64 = 64 << 20;
+/// Bytes read past the window to count the note's lines for the header's "of N": a note
+/// longer than that says "of at least N" (the lines counted so far) rather than being read
+/// to its end for a number.
+const COUNT_AHEAD_BYTES: u64 = 1 << 20;
 /// Lines either side of `line` when `context` is not given.
 const DEFAULT_CONTEXT: u64 = 20;
 
@@ -50,7 +61,8 @@ pub(crate) struct ReadParams {
     #[serde(default, deserialize_with = "from_line_arg")]
     #[schemars(range(min = 1))]
     pub(crate) from_line: Option<u64>,
-    /// Lines to return from from_line (max 400)
+    /// Lines to return from from_line (max 400). The header says "of N" lines in all, or
+    /// "of at least N" for a long note not counted to its end
     #[serde(default, deserialize_with = "max_lines_arg")]
     #[schemars(range(min = 1, max = 400))]
     pub(crate) max_lines: Option<u64>,
@@ -242,18 +254,29 @@ fn read(vault: &Path, path: &str, p: &ReadParams, budget: usize) -> Result<Strin
     // Opened from the vault's handle, following no symlink on the way, and checked on the
     // handle: a swap of the note or a folder for a symlink after `resolve` looked is refused.
     let rel = path.replace('\\', "/");
-    let (f, _) = crate::fsread::open_beneath(vault, &rel).map_err(|e| match e {
+    let (f, md) = crate::fsread::open_beneath(vault, &rel).map_err(|e| match e {
         crate::fsread::Refused::NotRegular => {
             format!("{path:?} is not a note file, or a folder on its way is a symlink")
         }
         e => format!("cannot read {path:?}: {e}"),
     })?;
+    if md.len() > MAX_FILE_BYTES {
+        return Err(format!(
+            "{path} is {} MB, larger than read_note reads ({} MB): it is no note to read \
+             in a conversation",
+            md.len() >> 20,
+            MAX_FILE_BYTES >> 20
+        ));
+    }
     let mut reader = BufReader::new(f);
     let mut body = String::new();
     let mut buf = Vec::new();
     let mut n: u64 = 0;
     let mut last = 0;
     let mut cut_by_bytes = false;
+    // Bytes read past the window, only to count lines: bounded, see [`COUNT_AHEAD_BYTES`].
+    let mut ahead: u64 = 0;
+    let mut counted_all = true;
     loop {
         buf.clear();
         let got = read_line_capped(&mut reader, &mut buf, budget + 1)
@@ -262,8 +285,16 @@ fn read(vault: &Path, path: &str, p: &ReadParams, budget: usize) -> Result<Strin
             break;
         }
         n += 1;
-        if n < from || n >= from.saturating_add(want) || cut_by_bytes {
+        if n < from {
+            continue;
+        }
+        if n >= from.saturating_add(want) || cut_by_bytes {
             // Past the window the loop only counts lines, for the "of N" in the header.
+            ahead += got as u64;
+            if ahead > COUNT_AHEAD_BYTES {
+                counted_all = false;
+                break;
+            }
             continue;
         }
         let text = String::from_utf8_lossy(&buf);
@@ -294,8 +325,15 @@ fn read(vault: &Path, path: &str, p: &ReadParams, budget: usize) -> Result<Strin
             p.line.unwrap_or(from)
         ));
     }
-    let mut out = format!("{} (lines {from}-{last} of {total})\n{body}", path);
-    if last < total {
+    let of = if counted_all {
+        total.to_string()
+    } else {
+        format!("at least {total}")
+    };
+    let mut out = format!("{} (lines {from}-{last} of {of})\n{body}", path);
+    if !counted_all && !cut_by_bytes && requested <= want {
+        writeln!(out, "[more lines; from_line={} reads on]", last + 1).ok();
+    } else if last < total {
         let cap = if cut_by_bytes {
             Some(format!("{} KB", budget / 1024))
         } else {

@@ -133,6 +133,16 @@ fn stamp(path: &Path) -> Option<Stamp> {
     crate::fileid::file_state(path)
 }
 
+/// The [`Stamp`] of an opened file, from its handle.
+fn handle_stamp(md: &std::fs::Metadata) -> Option<Stamp> {
+    #[cfg(unix)]
+    let ino = std::os::unix::fs::MetadataExt::ino(md);
+    // As `fileid::file_state` has it elsewhere.
+    #[cfg(not(unix))]
+    let ino = 0;
+    Some((md.len(), md.modified().ok()?, ino))
+}
+
 impl Notes {
     /// The note at `rel` in the vault whose [`paths::real_root`] is `root`, only when it really
     /// lies inside the vault (no symlink out), and whether it was read as the file stands
@@ -151,17 +161,21 @@ impl Notes {
             }
         }
         // Bounded and of a regular file, as every read of a vault file: a FIFO or a device
-        // swapped in since the search must not hang or grow the server.
-        let (bytes, _) =
-            crate::fsread::read_regular(&real, crate::core::DEFAULT_MAX_NOTE_BYTES).ok()?;
+        // swapped in since the search must not hang or grow the server. Opened folder by
+        // folder from the vault's handle (`real_inside` only looked): a folder swapped for a
+        // symlink to one outside since then is refused, not read through.
+        let (bytes, md) =
+            crate::fsread::read_beneath(root, rel, crate::core::DEFAULT_MAX_NOTE_BYTES).ok()?;
+        let read = handle_stamp(&md)?;
         let note = Arc::new(Note::new(
             analyzer,
             String::from_utf8_lossy(&bytes).into_owned(),
         ));
-        // Changed while it was read: not kept under either state.
-        let settled = stamp(&real) == Some(before);
+        // Changed (or swapped) while it was read: not kept under either state. Kept under the
+        // state of the file that was read, as its handle says.
+        let settled = read == before && stamp(&real) == Some(read);
         if note.tokens.is_some() && settled {
-            self.keep(real, before, Arc::clone(&note));
+            self.keep(real, read, Arc::clone(&note));
         }
         Some((note, settled))
     }

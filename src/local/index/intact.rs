@@ -3,8 +3,17 @@
 //! thread on every later update. Checking a file reads all of it, so each file is checked once
 //! per state (name, size, mtime): the states that passed are kept in [`MARK`] in the index
 //! directory, and a search after an incremental commit checks only the new segments' files.
-//! Damage written without changing a file's size or mtime is not seen here; the update path
-//! turns a merge or commit that fails on it into a rebuild instead.
+//!
+//! On Unix the state also holds the file's inode and change time (ctime): any write to a file,
+//! and any setting of its mtime, sets its ctime to the clock, and no call sets it back. So
+//! damage that keeps the size and the mtime (a byte flipped in place, the mtime put back) is a
+//! new state, checked on the next open, and the index is rebuilt before it answers. Not seen
+//! here: damage that bypasses the file system (the disk or its controller corrupting a
+//! block, a write to the raw device, a file-system bug), which leaves the ctime as it was; and
+//! on Windows, where the standard library gives no change time, damage that keeps the size
+//! and the last-write time. For those the update path turns a merge or commit that fails on
+//! the damage into a rebuild in the same run; a damaged stretch no query reads stays unseen
+//! until then.
 
 use std::collections::HashSet;
 use std::fs;
@@ -47,7 +56,7 @@ fn verify(index: &Index, metas: &IndexMeta, dir: &Path, read: bool) -> Result<()
             .ok()
             .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
             .map_or(0, |d| d.as_nanos());
-        let state = format!("{} {} {mtime}", rel.display(), md.len());
+        let state = format!("{} {} {mtime}{}", rel.display(), md.len(), changed(&md));
         if !passed.contains(&state) {
             checked_any = true;
             if !read {
@@ -66,6 +75,21 @@ fn verify(index: &Index, metas: &IndexMeta, dir: &Path, read: bool) -> Result<()
         remember(dir, &states);
     }
     Ok(())
+}
+
+/// The part of a file's state that only the kernel sets (see the module doc): inode and
+/// ctime on Unix; nothing elsewhere.
+fn changed(md: &fs::Metadata) -> String {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        format!(" {} {}.{:09}", md.ino(), md.ctime(), md.ctime_nsec())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = md;
+        String::new()
+    }
 }
 
 /// Best effort: without the mark, the next open checks every file again. (Private like the

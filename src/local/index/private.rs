@@ -68,21 +68,26 @@ pub(super) fn create_new_dir(dir: &Path) -> std::io::Result<()> {
     builder.create(dir)
 }
 
-/// Opens (creating it 0600) the regular file `path`, never through a symlink, and refuses one
-/// that another user owns.
+/// Opens (creating it 0600) the regular file `path`, never through a symlink nor waiting on a
+/// FIFO, and refuses one that another user owns or that is no regular file.
 pub(super) fn open_own_file(path: &Path) -> Result<File> {
     let mut options = fs::OpenOptions::new();
     options.create(true).truncate(false).write(true);
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt;
-        options
-            .mode(0o600)
-            .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32);
+        // Non-blocking: a FIFO planted as the lock would hold the open until a reader came
+        // (every `index` and search waiting forever); so it opens at once (or fails with no
+        // reader) and the handle's stat refuses it.
+        let flags = rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK;
+        options.mode(0o600).custom_flags(flags.bits() as i32);
     }
-    let file = options
-        .open(path)
-        .with_context(|| refused(path, "it can't be opened as a file of ours (a symlink?)"))?;
+    let file = options.open(path).with_context(|| {
+        refused(
+            path,
+            "it can't be opened as a file of ours (a symlink or a FIFO?)",
+        )
+    })?;
     let md = file.metadata()?;
     if !md.is_file() {
         anyhow::bail!(refused(path, "it is not a regular file"));

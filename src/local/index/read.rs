@@ -5,7 +5,7 @@ use std::io::ErrorKind;
 
 use super::walk::DiskNote;
 use crate::core::FileKind;
-use crate::fsread::{read_regular, Beneath, Refused};
+use crate::fsread::{Beneath, Refused};
 
 /// The kind of a listed file (the walk lists only the three kinds).
 pub(in crate::local) fn kind_of(rel: &str) -> FileKind {
@@ -45,8 +45,9 @@ pub(in crate::local) fn read_capped(
         return Err(Unread::TooLarge(too_large(cap, kind)));
     }
     let read = match &note.raw_path {
-        // A name that is not UTF-8: `rel` is lossy, the walk kept the exact path.
-        Some(path) => read_regular(path, cap),
+        // A name that is not UTF-8: `rel` is lossy, the walk kept the exact path (below the
+        // vault, opened folder by folder all the same).
+        Some(path) => folders.read_raw(path, cap),
         None => folders.read(&note.rel, cap),
     };
     match read {

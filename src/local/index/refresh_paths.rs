@@ -217,7 +217,9 @@ mod tests {
         assert_eq!(report.notes, walked.notes);
         assert_eq!(
             (report.added, report.updated, report.removed),
-            (3, 1, 2),
+            // Added: a/new.md and a/b/two.md; `.dot.md`, a dot file, is hidden as Obsidian
+            // hides it.
+            (2, 1, 2),
             "{report:?}"
         );
         assert_eq!(walked.added + walked.updated + walked.removed, 0);

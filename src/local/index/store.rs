@@ -337,11 +337,18 @@ pub(crate) fn set_private_file(path: &Path) {
     let _ = path;
 }
 
-/// Sets every file in an index directory to 0600 (tantivy creates them with the umask).
+/// Sets every file in an index directory to 0600 (tantivy creates its lock files with the
+/// umask). A file already 0600 is left alone: a chmod sets the file's ctime, which the
+/// integrity check ([`super::intact`]) reads as a change to check again.
 pub(crate) fn privatize_dir(dir: &Path) {
     if let Ok(entries) = fs::read_dir(dir) {
         for e in entries.flatten() {
-            if e.file_type().is_ok_and(|t| t.is_file()) {
+            let Ok(md) = e.metadata() else { continue };
+            #[cfg(unix)]
+            if std::os::unix::fs::PermissionsExt::mode(&md.permissions()) & 0o777 == 0o600 {
+                continue;
+            }
+            if md.is_file() {
                 set_private_file(&e.path());
             }
         }

@@ -132,17 +132,18 @@ impl Directory for UnsyncedDirectory {
 
     /// As [`MmapDirectory`] opens it (a new file, never one that exists), minus the sync.
     fn open_write(&self, path: &Path) -> Result<WritePtr, OpenWriteError> {
-        let file = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(self.root.join(path))
-            .map_err(|e| {
-                if e.kind() == io::ErrorKind::AlreadyExists {
-                    OpenWriteError::FileAlreadyExists(path.to_path_buf())
-                } else {
-                    OpenWriteError::wrap_io_error(e, path.to_path_buf())
-                }
-            })?;
+        let mut options = OpenOptions::new();
+        options.write(true).create_new(true);
+        // Private from the start, as `replace_unsynced` writes (see there).
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        let file = options.open(self.root.join(path)).map_err(|e| {
+            if e.kind() == io::ErrorKind::AlreadyExists {
+                OpenWriteError::FileAlreadyExists(path.to_path_buf())
+            } else {
+                OpenWriteError::wrap_io_error(e, path.to_path_buf())
+            }
+        })?;
         Ok(BufWriter::new(Box::new(UnsyncedFile(file))))
     }
 
@@ -206,11 +207,14 @@ fn replace_unsynced(dst: &Path, data: &[u8]) -> io::Result<()> {
         std::process::id(),
         NEXT.fetch_add(1, Ordering::Relaxed)
     ));
-    let written = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&tmp)
-        .and_then(|mut f| f.write_all(data));
+    let mut options = OpenOptions::new();
+    options.write(true).create_new(true);
+    // Private like every file of the index (0600 on Unix, whatever the umask): `.managed.json`
+    // is written here after the store made the directory's files private. On Windows the file
+    // inherits the ACL of the user's cache directory.
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let written = options.open(&tmp).and_then(|mut f| f.write_all(data));
     let replaced = written.and_then(|()| replace_file(&tmp, dst));
     if replaced.is_err() {
         let _ = fs::remove_file(&tmp);

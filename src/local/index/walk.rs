@@ -21,8 +21,8 @@
 //! stat, before anything opens the file (which would download it).
 //!
 //! Rules: symlinks are never followed (neither to files nor to directories, so a link can't
-//! leak a file from outside the vault or loop); directories whose name starts with `.`
-//! (`.obsidian`, `.git`, `.trash`) are skipped; regular files ending in `.md`, `.canvas` or
+//! leak a file from outside the vault or loop); directories and files whose name starts with
+//! `.` (`.obsidian`, `.git`, `.trash`, `.draft.md`) are skipped, as Obsidian hides them; regular files ending in `.md`, `.canvas` or
 //! (when PDFs are indexed) `.pdf`, any case, are listed. Entries that can't be listed or
 //! stat'ed are reported, not fatal.
 
@@ -133,9 +133,15 @@ impl Batch {
 }
 
 /// Is this file indexed (a note, a canvas, or with `pdf` a PDF)? Checked on the raw bytes: no
-/// UTF-8 validation for every entry of every folder.
+/// UTF-8 validation for every entry of every folder. A dot file (`.draft.md`) is not: Obsidian
+/// hides files whose name starts with `.` as it hides such folders, and `read_note` refuses
+/// them, so search never shows what the vault's own app and reader don't.
 pub(crate) fn is_indexed(name: &std::ffi::OsStr, pdf: bool) -> bool {
-    match FileKind::of_bytes(name.as_encoded_bytes()) {
+    let bytes = name.as_encoded_bytes();
+    if bytes.first() == Some(&b'.') {
+        return false;
+    }
+    match FileKind::of_bytes(bytes) {
         Some(FileKind::Pdf) => pdf,
         Some(_) => true,
         None => false,
@@ -497,6 +503,7 @@ mod tests {
         assert!(md("A.MD"));
         assert!(md("é.Md"));
         assert!(!md(".md"));
+        assert!(!md(".draft.md"));
         assert!(!md("a.mdx"));
         assert!(!md("é.m"));
         assert!(md("b.canvas"));

@@ -5,6 +5,11 @@
 //! expression when it is written `/…/`, tested anywhere in the path. The filters become
 //! exclusions inside the query (regex queries over the raw path), so they never cut results
 //! after the top candidates. A filter that is not a valid expression is skipped with a warning.
+//!
+//! `app.json` is a vault file like the notes, read on every search: it is read through
+//! [`crate::fsread`] (not through a symlink, a regular file on the handle, non-blocking), so a
+//! FIFO there can't hang a search nor a symlink to a device grow the process. Refused or
+//! unreadable, it is a warning and the search goes on without exclusions.
 
 use std::path::Path;
 
@@ -12,12 +17,34 @@ use serde_json::Value;
 use tantivy::query::{Query, RegexQuery};
 use tantivy::schema::Field;
 
-/// The filters of a vault (empty when `app.json` is missing or unreadable).
-pub(in crate::local) fn filters(vault: &Path) -> Vec<String> {
-    let Ok(text) = std::fs::read_to_string(vault.join(".obsidian").join("app.json")) else {
-        return Vec::new();
+/// Most bytes of `app.json` read: Obsidian writes a few hundred bytes of settings there, and
+/// even thousands of exclusion filters are far below a mebibyte; a larger file is no settings
+/// file of Obsidian's, and reading it would cost every search its size.
+const MAX_APP_JSON_BYTES: u64 = 1 << 20;
+
+/// The filters of a vault (none when `app.json` is missing; none, and a warning in
+/// `warnings`, when it is refused or is not JSON).
+pub(in crate::local) fn filters(vault: &Path, warnings: &mut Vec<String>) -> Vec<String> {
+    use crate::fsread::Refused;
+    // The `.obsidian` folder may be a symlink (a settings folder shared between vaults);
+    // `app.json` itself is opened as it is (see the module doc).
+    let path = vault.join(".obsidian").join("app.json");
+    let bytes = match crate::fsread::read_regular(&path, MAX_APP_JSON_BYTES) {
+        Ok((bytes, _)) => bytes,
+        Err(Refused::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => return Vec::new(),
+        Err(why) => {
+            let why = match why {
+                Refused::TooLarge(_) => format!("larger than {MAX_APP_JSON_BYTES} bytes"),
+                why => why.to_string(),
+            };
+            warnings.push(format!(
+                "not reading .obsidian/app.json ({why}): Obsidian's Excluded files are not \
+                 applied"
+            ));
+            return Vec::new();
+        }
     };
-    let Ok(json) = serde_json::from_str::<Value>(&text) else {
+    let Ok(json) = serde_json::from_slice::<Value>(&bytes) else {
         return Vec::new();
     };
     json.get("userIgnoreFilters")

@@ -32,7 +32,8 @@ pub(crate) fn run(
     let ignored = if opts.include_ignored {
         Vec::new()
     } else {
-        ignore::queries(&ignore::filters(&opts.vault), fields.path, warnings)
+        let filters = ignore::filters(&opts.vault, warnings);
+        ignore::queries(&filters, fields.path, warnings)
     };
     if parsed.is_empty() {
         // Asked for newest first, no words is a listing too (of the scope, or the vault).
