@@ -34,8 +34,8 @@
 //!    notes beyond 2,000 tokens ([`proximity`]). Unnormalised BM25 (× `bm25`) applies
 //!    only when a tuning build sets `bm25norm=0`; the defaults never take that branch.
 
-mod bonus;
 mod candidates;
+mod context;
 mod coordination;
 mod expand;
 mod features;
@@ -43,6 +43,7 @@ mod feedback;
 mod hits;
 mod lead;
 mod matching;
+mod points;
 mod proximity;
 mod reading;
 mod rerank;
@@ -50,8 +51,10 @@ mod terms;
 mod thesaurus;
 
 pub(in crate::local) use candidates::candidate_query;
+pub(in crate::local::search) use context::RankContext;
 pub(in crate::local) use expand::{expand_query, set_rarity};
-pub(in crate::local) use rerank::{rerank, tie_across};
+pub(in crate::local::search) use rerank::rerank;
+pub(in crate::local) use rerank::tie_across;
 
 /// How many BM25 candidates are re-ranked.
 pub(in crate::local) const CANDIDATES: usize = 100;

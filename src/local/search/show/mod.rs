@@ -15,19 +15,25 @@ pub(crate) struct Shown {
     pub(crate) text_start: usize,
 }
 
+/// What a hit's passage is found by: the phrases to show first, the body positions of their
+/// words, the start of the re-rank's window over the whole body when it has one, and each
+/// query word's rarity (for the best window, with the occurrences of the words).
+pub(crate) struct Cues<'a> {
+    pub(crate) phrases: &'a [&'a [String]],
+    pub(crate) positions: &'a std::collections::HashMap<String, Vec<u32>>,
+    pub(crate) known: Option<u32>,
+    pub(crate) rarity: &'a [f32],
+}
+
 /// The spot a hit shows: the first quoted phrase (or the query as a phrase), else the best
 /// window of the text after the frontmatter, else the best window of the frontmatter, else
 /// the start of the text.
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn show(
     analyzer: &mut TextAnalyzer,
     text: &str,
     table: &[u8],
-    phrases: &[&[String]],
-    positions: &std::collections::HashMap<String, Vec<u32>>,
+    cues: &Cues,
     occs: &mut [Occ],
-    known: Option<u32>,
-    rarity: &[f32],
 ) -> Shown {
     let text_start = match table_text_start(table) {
         Some(s) if s <= text.len() => s,
@@ -35,6 +41,12 @@ pub(crate) fn show(
         _ => note::parse(text).body_start,
     };
     let min_pos = text_start_pos(analyzer, text, table, text_start);
+    let Cues {
+        phrases,
+        positions,
+        known,
+        rarity,
+    } = *cues;
     let pos = passage_pos(phrases, positions, occs, known, rarity, min_pos);
     let spot = match pos {
         Some(pos) => locate(text, table, text_start, pos),
