@@ -17,8 +17,7 @@ use std::path::Path;
 use anyhow::Result;
 use tantivy::{DocAddress, Searcher};
 
-use super::start::passage_pos;
-use super::Cues;
+use super::start::{passage_pos, Cues};
 use crate::local::checkpoint::{
     around, encode, heading_text, locate, rows, Checkpoint, Spot, HEADING_BYTES, NO_HEADING,
 };
@@ -168,13 +167,7 @@ fn show_in_file(
 ) -> Option<(Spot, String)> {
     let header = rows(table).next()?;
     let text_start = u64::from(header.offset);
-    let Cues {
-        phrases,
-        positions,
-        known,
-        rarity,
-    } = *cues;
-    let pos = passage_pos(phrases, positions, occs, known, rarity, header.pos)?;
+    let pos = passage_pos(cues, occs, header.pos)?;
     // The same stretch `locate` would tokenize: from the checkpoint at or before `pos` to
     // the next one.
     let (base, next) = around(table, pos);

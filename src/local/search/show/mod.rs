@@ -6,6 +6,7 @@ use crate::local::checkpoint::{locate, spot_from_start, table_text_start, text_s
 use crate::local::search::window::Occ;
 use crate::text::note;
 use start::passage_pos;
+pub(crate) use start::Cues;
 use tantivy::tokenizer::TextAnalyzer;
 
 /// What a hit shows: where its excerpt starts, and the end of its frontmatter.
@@ -13,16 +14,6 @@ use tantivy::tokenizer::TextAnalyzer;
 pub(crate) struct Shown {
     pub(crate) spot: Spot,
     pub(crate) text_start: usize,
-}
-
-/// What a hit's passage is found by: the phrases to show first, the body positions of their
-/// words, the start of the re-rank's window over the whole body when it has one, and each
-/// query word's rarity (for the best window, with the occurrences of the words).
-pub(crate) struct Cues<'a> {
-    pub(crate) phrases: &'a [&'a [String]],
-    pub(crate) positions: &'a std::collections::HashMap<String, Vec<u32>>,
-    pub(crate) known: Option<u32>,
-    pub(crate) rarity: &'a [f32],
 }
 
 /// The spot a hit shows: the first quoted phrase (or the query as a phrase), else the best
@@ -41,13 +32,7 @@ pub(crate) fn show(
         _ => note::parse(text).body_start,
     };
     let min_pos = text_start_pos(analyzer, text, table, text_start);
-    let Cues {
-        phrases,
-        positions,
-        known,
-        rarity,
-    } = *cues;
-    let pos = passage_pos(phrases, positions, occs, known, rarity, min_pos);
+    let pos = passage_pos(cues, occs, min_pos);
     let spot = match pos {
         Some(pos) => locate(text, table, text_start, pos),
         None => {
