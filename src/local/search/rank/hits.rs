@@ -22,15 +22,8 @@ pub(super) fn build(
     windows: &[Option<Window>],
     analyzer: &mut TextAnalyzer,
 ) -> Result<Vec<SearchHit>> {
-    let &RankContext {
-        searcher,
-        fields,
-        query: q,
-        terms,
-        candidates,
-        vault,
-        ..
-    } = cx;
+    let (searcher, fields, candidates) = (cx.searcher, cx.fields, cx.candidates);
+    let q = cx.query;
     let phrases: Vec<&[String]> = q
         .phrases
         .iter()
@@ -44,7 +37,6 @@ pub(super) fn build(
         // passage's too unless it starts in the frontmatter (a giant note's occurrences are
         // not scanned a second time).
         let known = windows.get(i).and_then(Option::as_ref).map(|w| w.first);
-        // A giant note unchanged on disk: its passage comes from the file, not the doc store.
         let cues = show::Cues {
             phrases: &phrases,
             positions: &f.positions,
@@ -52,8 +44,9 @@ pub(super) fn build(
             rarity: &cx.rarity,
         };
         let addr = candidates[i].1;
-        if let Some(d) = show::disk::show(searcher, fields, vault, addr, &cues, &mut f.occs)? {
-            let (matched, highlight) = matched_terms(terms, &f.terms);
+        // A giant note unchanged on disk: its passage comes from the file, not the doc store.
+        if let Some(d) = show::disk::show(searcher, fields, cx.vault, addr, &cues, &mut f.occs)? {
+            let (matched, highlight) = matched_terms(cx.terms, &f.terms);
             let modified_ns = stored::mtime_of(searcher, fields, candidates[i].1);
             out.push(SearchHit {
                 basename: stem_of(&d.path),
