@@ -653,6 +653,61 @@ fn files_and_functions_stay_short() {
     );
 }
 
+/// Lint names whose `allow` is refused anywhere in `src/`, tests included, with what to do
+/// instead: a function that takes this many arguments is passed one value that carries them.
+const REFUSED_ALLOWS: &[(&str, &str)] = &[(
+    "too_many_arguments",
+    "pass a value that carries what the calls share (as the ranking's context does)",
+)];
+
+#[test]
+fn no_lint_is_allowed_that_the_design_refuses() {
+    let root = src_dir();
+    let mut paths = Vec::new();
+    walk(&root, &mut paths);
+    let mut bad = Vec::new();
+    for p in &paths {
+        let code = blank(&std::fs::read_to_string(p).unwrap());
+        let rel = p
+            .strip_prefix(&root)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
+        for (line, lint) in refused_allows(&code) {
+            bad.push(format!("src/{rel}:{line}: allows {lint}"));
+        }
+    }
+    let advice: Vec<String> = REFUSED_ALLOWS
+        .iter()
+        .map(|(lint, instead)| format!("{lint}: {instead}"))
+        .collect();
+    assert!(
+        bad.is_empty(),
+        "{}\n({})",
+        bad.join("\n"),
+        advice.join("; ")
+    );
+}
+
+/// The (line, lint) of each refused lint named in `code` (comments and strings blanked): in
+/// an `allow`, a `cfg_attr`'s `allow` or an inner `#![allow]` alike.
+fn refused_allows(code: &str) -> Vec<(usize, &'static str)> {
+    let mut out = Vec::new();
+    for (n, line) in code.lines().enumerate() {
+        for (lint, _) in REFUSED_ALLOWS {
+            let named = line.match_indices(lint).any(|(at, _)| {
+                let before = line[..at].chars().next_back();
+                let after = line[at + lint.len()..].chars().next();
+                !before.is_some_and(is_ident) && !after.is_some_and(is_ident)
+            });
+            if named {
+                out.push((n + 1, *lint));
+            }
+        }
+    }
+    out
+}
+
 /// Each function with a body: (name, first line, lines from `fn` to its closing brace).
 fn functions(code: &str) -> Vec<(String, usize, usize)> {
     let chars: Vec<char> = code.chars().collect();
@@ -729,4 +784,13 @@ fn the_checker_sees_circles_trees_and_literals() {
     );
     let (code, lines) = without_tests("x\n#[cfg(test)]\nmod t {\n    y\n}\n");
     assert_eq!((code.trim(), lines), ("x", 4));
+    let allows = blank(
+        "// too_many_arguments\n#[allow(clippy::too_many_arguments)]\nfn f() {}\n\
+         #[cfg_attr(x, allow(clippy::too_many_arguments))]\nlet s = \"too_many_arguments\";\n\
+         fn not_too_many_arguments_here() {}\n",
+    );
+    assert_eq!(
+        refused_allows(&allows),
+        vec![(2, "too_many_arguments"), (4, "too_many_arguments")]
+    );
 }

@@ -1,5 +1,5 @@
 //! The local engine: a persistent Tantivy index of the vault in the user's cache directory,
-//! kept fresh by a stat walk, ranked with the bonus signals of docs/ranking.md.
+//! kept fresh by a stat walk, ranked with the signals of the weights table ([`weights`]).
 //!
 //! A search first runs the freshness check ([`refresh`]; only changed notes are read) so a
 //! note written a second ago is found; `refresh: false` skips it. When another process holds

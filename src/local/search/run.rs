@@ -80,17 +80,8 @@ pub(crate) fn run(
     }
     // Newest first: the best candidates, re-ranked (which drops excluded phrases), then
     // ordered by time.
-    rank::rerank(
-        searcher,
-        fields,
-        &parsed,
-        &terms,
-        &candidates,
-        opts.limit,
-        opts.sort,
-        &opts.vault,
-        warnings,
-    )
+    let cx = rank::RankContext::new(searcher, fields, &parsed, &terms, &candidates, &opts.vault);
+    rank::rerank(&cx, opts.limit, opts.sort, warnings)
 }
 
 /// Keeps the best `k` of `candidates` (best first), taking those of equal score across the cut

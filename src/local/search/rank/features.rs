@@ -8,12 +8,10 @@ use std::collections::HashMap;
 use anyhow::Result;
 use tantivy::postings::Postings;
 use tantivy::schema::IndexRecordOption;
-use tantivy::{DocAddress, DocSet, Searcher, Term};
+use tantivy::{DocAddress, DocSet, Term};
 
+use super::context::RankContext;
 use super::lead;
-use super::terms::ExpandedTerm;
-use crate::local::schema::Fields;
-use crate::local::search::query::ParsedQuery;
 use crate::local::search::window::{self, Occ};
 
 /// What the postings say about one query term in one note (best variant weight per field,
@@ -42,16 +40,24 @@ pub(super) struct Features {
     pub(super) body_len: u32,
     /// Best variant weight of each query term in the note's lead ([`super::lead`]).
     pub(super) lead: Vec<f32>,
+    /// How well the file name or an alias and the query cover each other
+    /// ([`super::matching`]); set by the re-rank, which reads the aliases.
+    pub(super) name: f32,
+    /// The weighted share of the feedback words the note holds ([`super::feedback`]); set by
+    /// the re-rank after a first ranking, 0 before.
+    pub(super) feedback: f32,
 }
 
 /// The features of every candidate, in the order of `candidates`.
-pub(super) fn read(
-    searcher: &Searcher,
-    fields: &Fields,
-    q: &ParsedQuery,
-    terms: &[ExpandedTerm],
-    candidates: &[(f32, DocAddress)],
-) -> Result<Vec<Features>> {
+pub(super) fn read(cx: &RankContext) -> Result<Vec<Features>> {
+    let &RankContext {
+        searcher,
+        fields,
+        query: q,
+        terms,
+        candidates,
+        ..
+    } = cx;
     let mut feats: Vec<Features> = vec![Features::default(); candidates.len()];
     for f in &mut feats {
         f.terms = vec![TermHits::default(); terms.len()];

@@ -3,33 +3,27 @@
 
 use anyhow::{Context, Result};
 use tantivy::tokenizer::TextAnalyzer;
-use tantivy::{DocAddress, Searcher};
+use tantivy::DocAddress;
 
+use super::context::RankContext;
 use super::features::{Features, TermHits};
 use super::terms::ExpandedTerm;
 use crate::core::{round_to, FileKind, SearchHit, ENGINE_LOCAL};
-use crate::local::schema::Fields;
-use crate::local::search::query::ParsedQuery;
 use crate::local::search::show;
-use crate::local::search::window::Window;
+use crate::local::search::window::{Occ, Window};
 use crate::local::stored::{self, Stored};
 use crate::text::{excerpt, parts, stem_of};
 
 /// The hit of each `scored` candidate, in that order.
-#[allow(clippy::too_many_arguments)]
 pub(super) fn build(
-    searcher: &Searcher,
-    fields: &Fields,
-    vault: &std::path::Path,
-    q: &ParsedQuery,
-    terms: &[ExpandedTerm],
-    candidates: &[(f32, DocAddress)],
+    cx: &RankContext,
     scored: &[(f64, usize)],
     feats: &mut [Features],
     windows: &[Option<Window>],
-    rarity: &[f32],
     analyzer: &mut TextAnalyzer,
 ) -> Result<Vec<SearchHit>> {
+    let (searcher, fields, candidates) = (cx.searcher, cx.fields, cx.candidates);
+    let q = cx.query;
     let phrases: Vec<&[String]> = q
         .phrases
         .iter()
@@ -43,19 +37,16 @@ pub(super) fn build(
         // passage's too unless it starts in the frontmatter (a giant note's occurrences are
         // not scanned a second time).
         let known = windows.get(i).and_then(Option::as_ref).map(|w| w.first);
-        // A giant note unchanged on disk: its passage comes from the file, not the doc store.
-        if let Some(d) = show::disk::show(
-            searcher,
-            fields,
-            vault,
-            candidates[i].1,
-            &phrases,
-            &f.positions,
-            &mut f.occs,
+        let cues = show::Cues {
+            phrases: &phrases,
+            positions: &f.positions,
             known,
-            rarity,
-        )? {
-            let (matched, highlight) = matched_terms(terms, &f.terms);
+            rarity: &cx.rarity,
+        };
+        let addr = candidates[i].1;
+        // A giant note unchanged on disk: its passage comes from the file, not the doc store.
+        if let Some(d) = show::disk::show(searcher, fields, cx.vault, addr, &cues, &mut f.occs)? {
+            let (matched, highlight) = matched_terms(cx.terms, &f.terms);
             let modified_ns = stored::mtime_of(searcher, fields, candidates[i].1);
             out.push(SearchHit {
                 basename: stem_of(&d.path),
@@ -78,15 +69,12 @@ pub(super) fn build(
             continue;
         }
         out.push(stored_hit(
-            searcher,
-            fields,
-            candidates[i].1,
+            cx,
+            addr,
             score,
-            terms,
-            f,
-            &phrases,
-            known,
-            rarity,
+            &cues,
+            &mut f.occs,
+            &f.terms,
             analyzer,
         )?);
     }
@@ -94,38 +82,26 @@ pub(super) fn build(
 }
 
 /// The hit of a note read back from its stored document.
-#[allow(clippy::too_many_arguments)]
 fn stored_hit(
-    searcher: &Searcher,
-    fields: &Fields,
+    cx: &RankContext,
     addr: DocAddress,
     score: f64,
-    terms: &[ExpandedTerm],
-    f: &mut Features,
-    phrases: &[&[String]],
-    known: Option<u32>,
-    rarity: &[f32],
+    cues: &show::Cues,
+    occs: &mut [Occ],
+    hits: &[TermHits],
     analyzer: &mut TextAnalyzer,
 ) -> Result<SearchHit> {
+    let (searcher, fields) = (cx.searcher, cx.fields);
     let doc = Stored::read(searcher, addr).context("reading a stored note")?;
     let body = doc.body();
     let table = doc.checkpoints();
     // The best passage (a phrase first), located through the checkpoint table: the work
     // is bounded by the passage, not the note.
-    let shown = show::show(
-        analyzer,
-        body,
-        table,
-        phrases,
-        &f.positions,
-        &mut f.occs,
-        known,
-        rarity,
-    );
+    let shown = show::show(analyzer, body, table, cues, occs);
     let pos = shown.spot.offset;
     let path = doc.path().to_string();
     let modified_ns = stored::mtime_of(searcher, fields, addr);
-    let (matched, highlight) = matched_terms(terms, &f.terms);
+    let (matched, highlight) = matched_terms(cx.terms, hits);
     let kind = FileKind::of_name(&path).unwrap_or_default();
     // A canvas's card or a PDF's page bounds the excerpt: it never mixes two of them.
     let (excerpt, line, page) = match kind {

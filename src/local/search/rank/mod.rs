@@ -1,5 +1,5 @@
 //! Ranking for the local engine: candidates from BM25 over expanded terms, then a re-rank with
-//! the documented bonus signals.
+//! every signal of the weights table, added in [`points`].
 //!
 //! 0. **Reading** ([`reading`]). A query with two stop words or more is a sentence: its question
 //!    words, auxiliaries, pronouns and fillers are filler, looked up exactly and left out of
@@ -22,20 +22,17 @@
 //!    properties are filters inside the query ([`super::filter`]).
 //! 3. **Re-rank** of the top [`CANDIDATES`] ([`rerank`]): signals read from the postings
 //!    ([`features`]), where a match through a variant counts its weight and a word in the text
-//!    counts only inside the note's best window of 40 body positions. The bonus ([`bonus`]),
-//!    with the defaults of the [`Weights`](crate::local::weights::Weights) table: +20 per matched term (× its weight), +8 per
-//!    term in the file name or an alias, +2 per heading occurrence of a term (at most 3,
-//!    scaled down beyond 2,000 tokens); when every term matches +80 × the weakest match, else
-//!    +40 × (the rarity-weighted share matched)²; the terms' weighted frequency in the window
-//!    up to +5; the query as the name +80 × how well they cover each other ([`matching`]), +40
-//!    more when they are the same words, otherwise the query as a phrase in the body +30; +60
-//!    per quoted phrase present. The final score adds BM25 scaled to 20 × BM25 ÷ the best
-//!    candidate's (with the same length factor as headings) and takes off a length prior for
-//!    notes beyond 2,000 tokens ([`proximity`]). Unnormalised BM25 (× `bm25`) applies
-//!    only when a tuning build sets `bm25norm=0`; the defaults never take that branch.
+//!    counts only inside the note's best window ([`proximity`]). Every signal's points are
+//!    added in one function, [`points`]: the words matched, in the name and in headings, all
+//!    words or the share matched, the term frequency, the query as the name ([`matching`]) or
+//!    as a phrase, quoted phrases, a sentence's lead, BM25 scaled to the best candidate's, the
+//!    length prior and the feedback share. What each signal counts and its default are in one
+//!    place, the [`Weights`](crate::local::weights::Weights) table (`src/local/weights.rs`);
+//!    a new signal is a weight there and its term in [`points`]. Everything one query's
+//!    ranking reads travels as one [`RankContext`].
 
-mod bonus;
 mod candidates;
+mod context;
 mod coordination;
 mod expand;
 mod features;
@@ -43,6 +40,7 @@ mod feedback;
 mod hits;
 mod lead;
 mod matching;
+mod points;
 mod proximity;
 mod reading;
 mod rerank;
@@ -50,8 +48,10 @@ mod terms;
 mod thesaurus;
 
 pub(in crate::local) use candidates::candidate_query;
+pub(in crate::local::search) use context::RankContext;
 pub(in crate::local) use expand::{expand_query, set_rarity};
-pub(in crate::local) use rerank::{rerank, tie_across};
+pub(in crate::local::search) use rerank::rerank;
+pub(in crate::local) use rerank::tie_across;
 
 /// How many BM25 candidates are re-ranked.
 pub(in crate::local) const CANDIDATES: usize = 100;

@@ -1,87 +1,59 @@
-//! The re-rank: the bonus signals of the README's table, read from the candidates' postings
-//! (term frequencies per field, body positions for phrases: [`super::features`]), plus scaled
-//! BM25; then the returned notes are read back for their excerpt, line and heading
+//! The re-rank: every candidate's points ([`super::points`]), from what its postings say
+//! ([`super::features`]); for a sentence, the feedback of a first ranking, then its points
+//! again; then the returned notes are read back for their excerpt, line and heading
 //! ([`super::hits`]).
 
 use anyhow::Result;
 use tantivy::tokenizer::TextAnalyzer;
-use tantivy::{DocAddress, Searcher};
+use tantivy::DocAddress;
 
 use std::collections::HashSet;
 
-use super::bonus::{bonus, has_phrase};
+use super::context::RankContext;
 use super::features::{self, Features};
 use super::matching::name_match;
-use super::terms::{reads_as_sentence, ExpandedTerm};
-use super::{feedback, hits, proximity};
+use super::points::{has_phrase, points};
+use super::{feedback, hits};
 use crate::core::{SearchHit, Sort};
 use crate::local::analyzer;
-use crate::local::schema::Fields;
-use crate::local::search::query::ParsedQuery;
 use crate::local::search::window::{self, Window};
 use crate::local::stored::{self, Stored};
 use crate::local::weights::weights;
 use crate::text::stem_of;
 
-/// Re-ranks BM25 candidates with the bonus signals and returns the best `limit`, each with its
+/// Re-ranks the context's BM25 candidates and returns the best `limit`, each with its
 /// excerpt; with [`Sort::Modified`], the newest `limit` of the re-ranked candidates, newest
 /// first (only those get an excerpt).
 ///
 /// The signals come from the postings of the candidates (term frequencies, positions), so a
 /// note is only read back (and tokenized, for the excerpt) when it is returned; a giant note
 /// unchanged on disk is not read back at all, only its passage's stretch of the file.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn rerank(
-    searcher: &Searcher,
-    fields: &Fields,
-    q: &ParsedQuery,
-    terms: &[ExpandedTerm],
-    candidates: &[(f32, DocAddress)],
+pub(in crate::local::search) fn rerank(
+    cx: &RankContext,
     limit: usize,
     order: Sort,
-    vault: &std::path::Path,
     #[cfg_attr(not(feature = "tuning"), allow(unused_variables, clippy::ptr_arg))]
     warnings: &mut Vec<String>,
 ) -> Result<Vec<SearchHit>> {
-    let mut feats = features::read(searcher, fields, q, terms, candidates)?;
+    let mut feats = features::read(cx)?;
     let mut analyzer = analyzer::text_analyzer();
-    let rarity: Vec<f32> = terms.iter().map(|t| t.rarity).collect();
-    let size = passage_tokens(terms);
+    let size = passage_tokens(cx);
     let windows: Vec<Option<Window>> = feats
         .iter_mut()
-        .map(|f| window::best_window(&mut f.occs, &rarity, size, 0))
+        .map(|f| window::best_window(&mut f.occs, &cx.rarity, size, 0))
         .collect();
-    let mut scored = score(
-        searcher,
-        q,
-        terms,
-        candidates,
-        &feats,
-        &windows,
-        &mut analyzer,
-        warnings,
-    )?;
-    if reads_as_sentence(terms) && weights().s_fb > 0.0 {
+    let mut scored = score(cx, &mut feats, &windows, &mut analyzer, warnings)?;
+    if cx.sentence && weights().s_fb > 0.0 {
         add_feedback(
-            searcher,
-            fields,
-            terms,
-            candidates,
+            cx,
             &mut feats,
+            &windows,
             &mut scored,
             &mut analyzer,
             warnings,
         )?;
     }
-    sort(
-        &mut scored,
-        &mut feats,
-        order,
-        searcher,
-        fields,
-        candidates,
-        limit,
-    )?;
+    sort(cx, &mut scored, &mut feats, order, limit)?;
     scored.truncate(limit);
     // A passage is chosen over `window_tokens` positions: the re-rank's windows spare its scan
     // only when they were as wide (a sentence's are narrower).
@@ -90,40 +62,24 @@ pub(crate) fn rerank(
     } else {
         &[]
     };
-    hits::build(
-        searcher,
-        fields,
-        vault,
-        q,
-        terms,
-        candidates,
-        &scored,
-        &mut feats,
-        shown_windows,
-        &rarity,
-        &mut analyzer,
-    )
+    hits::build(cx, &scored, &mut feats, shown_windows, &mut analyzer)
 }
 
-/// The final score of each candidate (bonus + scaled BM25 − length prior), with its index in
-/// `candidates`; a candidate holding an excluded phrase is left out.
-#[allow(clippy::too_many_arguments)]
+/// The points of each candidate ([`points`]), with its index in the candidates, its name
+/// match noted in its features; a candidate holding an excluded phrase is left out.
 fn score(
-    searcher: &Searcher,
-    q: &ParsedQuery,
-    terms: &[ExpandedTerm],
-    candidates: &[(f32, DocAddress)],
-    feats: &[Features],
+    cx: &RankContext,
+    feats: &mut [Features],
     windows: &[Option<Window>],
     analyzer: &mut TextAnalyzer,
     #[cfg_attr(not(feature = "tuning"), allow(unused_variables, clippy::ptr_arg))]
     warnings: &mut Vec<String>,
 ) -> Result<Vec<(f64, usize)>> {
-    let max_bm25 = candidates.iter().map(|c| c.0).fold(0.0f32, f32::max);
-    let content_words = terms.iter().filter(|t| !t.filler).count();
-    let mut scored: Vec<(f64, usize)> = Vec::with_capacity(candidates.len());
-    for (i, f) in feats.iter().enumerate() {
-        if q.excluded_phrases
+    let mut scored: Vec<(f64, usize)> = Vec::with_capacity(cx.candidates.len());
+    for (i, f) in feats.iter_mut().enumerate() {
+        if cx
+            .query
+            .excluded_phrases
             .iter()
             .any(|p| has_phrase(&f.positions, p))
         {
@@ -132,57 +88,51 @@ fn score(
         let mut name = if f.path.is_empty() {
             0.0
         } else {
-            name_match(analyzer, &stem_of(&f.path), terms)
+            name_match(analyzer, &stem_of(&f.path), cx.terms)
         };
         if f.terms.iter().any(|h| h.alias > 0.0) {
-            let doc = Stored::read(searcher, candidates[i].1)?;
+            let doc = Stored::read(cx.searcher, cx.candidates[i].1)?;
             for a in doc.aliases() {
-                name = name.max(name_match(analyzer, a, terms));
+                name = name.max(name_match(analyzer, a, cx.terms));
             }
         }
-        let bonus = bonus(q, terms, f, name, windows[i].as_ref());
-        let bm25 = candidates[i].0;
+        f.name = name;
+        let bm25 = cx.candidates[i].0;
+        let score = points(cx, f, bm25, windows[i].as_ref());
         // Tuning builds only: each candidate's signals, to see why a note ranks where it does
         // (the front-end prints warnings on stderr).
         #[cfg(feature = "tuning")]
         if std::env::var_os("VS_EXPLAIN").is_some() {
             // The features hold a path only where a term hit the name: every line names its note.
-            let doc = Stored::read(searcher, candidates[i].1)?;
+            let doc = Stored::read(cx.searcher, cx.candidates[i].1)?;
             warnings.push(format!(
-                "{}: bonus={bonus} bm25={bm25} name={name} lead={:?} {:?}",
+                "{}: points={score} bm25={bm25} name={name} lead={:?} {:?}",
                 doc.path(),
                 f.lead,
                 f.terms
             ));
         }
-        // A long note's BM25 says less about it: the same factor as its heading matches.
-        let bm25 =
-            bm25_part(bm25, max_bm25) * proximity::focus(f.body_len).powf(weights().focus_bm25);
-        let prior = proximity::length_prior(f.body_len, content_words);
-        scored.push((f64::from(bonus + bm25 - prior), i));
+        scored.push((score, i));
     }
     Ok(scored)
 }
 
 /// The passage the text's signals count in: a few sentences for keywords, one sentence or
 /// line for a question ([`super::reading`]), which asks for one thing.
-fn passage_tokens(terms: &[ExpandedTerm]) -> u32 {
-    if reads_as_sentence(terms) && weights().sent_passage > 0.0 {
+fn passage_tokens(cx: &RankContext) -> u32 {
+    if cx.sentence && weights().sent_passage > 0.0 {
         weights().sent_passage as u32
     } else {
         window::window_tokens()
     }
 }
 
-/// Adds to each candidate's score its share of the words the best candidates share
-/// ([`feedback`]).
-#[allow(clippy::too_many_arguments)]
+/// Notes in each candidate's features its share of the words the best candidates share
+/// ([`feedback`]), and scores the candidates again with it.
 fn add_feedback(
-    searcher: &Searcher,
-    fields: &Fields,
-    terms: &[ExpandedTerm],
-    candidates: &[(f32, DocAddress)],
+    cx: &RankContext,
     feats: &mut [Features],
+    windows: &[Option<Window>],
     scored: &mut [(f64, usize)],
     analyzer: &mut TextAnalyzer,
     #[cfg_attr(not(feature = "tuning"), allow(unused_variables, clippy::ptr_arg))]
@@ -194,25 +144,32 @@ fn add_feedback(
     // Equal scores across the cut go by path, not by where the notes sit in the index (a
     // rebuild deals them out to its segments anew): the same vault, the same feedback.
     if let Some(run) = tie_across(&best, k, |b| b.0) {
-        by_path(&mut best[run], feats, searcher, fields, candidates)?;
+        by_path(cx, &mut best[run], feats)?;
     }
-    let top: Vec<DocAddress> = best.iter().take(k).map(|&(_, i)| candidates[i].1).collect();
+    let top: Vec<DocAddress> = best
+        .iter()
+        .take(k)
+        .map(|&(_, i)| cx.candidates[i].1)
+        .collect();
     // The query's own words (and their variants) are no feedback.
-    let query_words: HashSet<&str> = terms
+    let query_words: HashSet<&str> = cx
+        .terms
         .iter()
         .flat_map(|t| {
             std::iter::once(t.text.as_str()).chain(t.variants.all.keys().map(String::as_str))
         })
         .collect();
-    let words = feedback::words(searcher, fields, analyzer, &top, &query_words)?;
+    let words = feedback::words(cx.searcher, cx.fields, analyzer, &top, &query_words)?;
     // Tuning builds only: the feedback words, to see what a question was read as.
     #[cfg(feature = "tuning")]
     if std::env::var_os("VS_EXPLAIN").is_some() {
         warnings.push(format!("feedback words: {words:?}"));
     }
-    let shares = feedback::shares(searcher, fields, &words, candidates)?;
+    let shares = feedback::shares(cx.searcher, cx.fields, &words, cx.candidates)?;
     for (s, i) in scored.iter_mut() {
-        *s += f64::from(weights().s_fb * shares[*i]);
+        let f = &mut feats[*i];
+        f.feedback = shares[*i];
+        *s = points(cx, f, cx.candidates[*i].0, windows[*i].as_ref());
     }
     Ok(())
 }
@@ -239,16 +196,11 @@ pub(in crate::local) fn tie_across<T, S: PartialEq>(
 
 /// Orders `run` (candidates of equal score) by path, reading from the fast field the paths
 /// the features do not hold (they hold one only where a term hit the name).
-fn by_path(
-    run: &mut [(f64, usize)],
-    feats: &mut [Features],
-    searcher: &Searcher,
-    fields: &Fields,
-    candidates: &[(f32, DocAddress)],
-) -> Result<()> {
+fn by_path(cx: &RankContext, run: &mut [(f64, usize)], feats: &mut [Features]) -> Result<()> {
     for &(_, i) in run.iter() {
         if feats[i].path.is_empty() {
-            stored::path_of(searcher, fields, candidates[i].1, &mut feats[i].path)?;
+            let addr = cx.candidates[i].1;
+            stored::path_of(cx.searcher, cx.fields, addr, &mut feats[i].path)?;
         }
     }
     run.sort_by(|a, b| feats[a.1].path.cmp(&feats[b.1].path));
@@ -259,12 +211,10 @@ fn by_path(
 /// updated in place and one rebuilt can reach by slightly different sums; with
 /// [`Sort::Modified`], newest first.
 fn sort(
+    cx: &RankContext,
     scored: &mut [(f64, usize)],
     feats: &mut [Features],
     order: Sort,
-    searcher: &Searcher,
-    fields: &Fields,
-    candidates: &[(f32, DocAddress)],
     limit: usize,
 ) -> Result<()> {
     let shown = |s: f64| crate::core::round_to(s, 2);
@@ -282,29 +232,15 @@ fn sort(
                 .take_while(|s| shown(s.0) == shown(scored[start].0))
                 .count();
         if end - start > 1 {
-            by_path(&mut scored[start..end], feats, searcher, fields, candidates)?;
+            by_path(cx, &mut scored[start..end], feats)?;
         }
         start = end;
     }
     if order == Sort::Modified {
         // Stable: notes of the same time keep their relevance order.
         scored.sort_by_cached_key(|&(_, i)| {
-            std::cmp::Reverse(stored::mtime_of(searcher, fields, candidates[i].1))
+            std::cmp::Reverse(stored::mtime_of(cx.searcher, cx.fields, cx.candidates[i].1))
         });
     }
     Ok(())
-}
-
-/// The BM25 part of the final score: scaled to `bm25norm` × BM25 ÷ the best candidate's.
-fn bm25_part(bm25: f32, max: f32) -> f32 {
-    let norm = weights().bm25norm;
-    if norm > 0.0 {
-        if max > 0.0 {
-            norm * bm25 / max
-        } else {
-            0.0
-        }
-    } else {
-        weights().bm25 * bm25
-    }
 }

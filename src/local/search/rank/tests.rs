@@ -1,6 +1,6 @@
 //! Unit tests of the ranking on tiny in-memory indexes: expansion (exact, inflection, prefix,
 //! typo), the candidate query (filters inside it, required phrases), and the order the re-rank
-//! signals of the README's table give.
+//! signals give.
 #![allow(clippy::unwrap_used)]
 
 use std::collections::HashMap;
@@ -10,7 +10,7 @@ use tantivy::{Index, Searcher};
 
 use super::expand::{expand, stemmer};
 use super::terms::MatchKind;
-use super::{candidate_query, expand_query, rerank, set_rarity, CANDIDATES};
+use super::{candidate_query, expand_query, rerank, set_rarity, RankContext, CANDIDATES};
 use crate::core::{Filters, Limits, Scope, SearchHit};
 use crate::local::index::refresh;
 use crate::local::search::filter::Narrowing;
@@ -103,19 +103,10 @@ fn ranked(t: &Tiny, q: &str) -> Vec<SearchHit> {
         .searcher
         .search(&query, &TopDocs::with_limit(CANDIDATES).order_by_score())
         .unwrap();
-    rerank(
-        &t.searcher,
-        fields,
-        &parsed,
-        &terms,
-        &top,
-        10,
-        crate::core::Sort::Relevance,
-        // Notes in memory only: every hit is shown from its stored document.
-        std::path::Path::new(""),
-        &mut Vec::new(),
-    )
-    .unwrap()
+    // Notes in memory only: every hit is shown from its stored document.
+    let vault = std::path::Path::new("");
+    let cx = RankContext::new(&t.searcher, fields, &parsed, &terms, &top, vault);
+    rerank(&cx, 10, crate::core::Sort::Relevance, &mut Vec::new()).unwrap()
 }
 
 fn first(t: &Tiny, q: &str) -> String {

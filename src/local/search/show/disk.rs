@@ -17,7 +17,7 @@ use std::path::Path;
 use anyhow::Result;
 use tantivy::{DocAddress, Searcher};
 
-use super::start::passage_pos;
+use super::start::{passage_pos, Cues};
 use crate::local::checkpoint::{
     around, encode, heading_text, locate, rows, Checkpoint, Spot, HEADING_BYTES, NO_HEADING,
 };
@@ -47,17 +47,13 @@ pub(crate) struct DiskHit {
 
 /// What a hit of `addr` shows, read from its file when that is a giant note unchanged since
 /// it was indexed; `None` when the stored document has to be read instead.
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn show(
     searcher: &Searcher,
     fields: &Fields,
     vault: &Path,
     addr: DocAddress,
-    phrases: &[&[String]],
-    positions: &std::collections::HashMap<String, Vec<u32>>,
+    cues: &Cues,
     occs: &mut [Occ],
-    known: Option<u32>,
-    rarity: &[f32],
 ) -> Result<Option<DiskHit>> {
     let seg = searcher.segment_reader(addr.segment_ord);
     let ff = seg.fast_fields();
@@ -99,9 +95,7 @@ pub(crate) fn show(
     let Some(mut file) = open_unchanged(vault, &path, size, mtime_ns) else {
         return Ok(None);
     };
-    let Some((spot, excerpt)) = show_in_file(
-        &mut file, size, &table, phrases, positions, occs, known, rarity,
-    ) else {
+    let Some((spot, excerpt)) = show_in_file(&mut file, size, &table, cues, occs) else {
         return Ok(None);
     };
     let tags = strs(fields.tags)?
@@ -164,20 +158,16 @@ fn read_text(file: &mut File, from: u64, to: u64) -> Option<(u64, String)> {
 
 /// The spot and excerpt of a hit, as `passage::show` and the excerpt would give them on the
 /// whole text, computed on the window of the file around the passage.
-#[allow(clippy::too_many_arguments)]
 fn show_in_file(
     file: &mut File,
     size: u64,
     table: &[u8],
-    phrases: &[&[String]],
-    positions: &std::collections::HashMap<String, Vec<u32>>,
+    cues: &Cues,
     occs: &mut [Occ],
-    known: Option<u32>,
-    rarity: &[f32],
 ) -> Option<(Spot, String)> {
     let header = rows(table).next()?;
     let text_start = u64::from(header.offset);
-    let pos = passage_pos(phrases, positions, occs, known, rarity, header.pos)?;
+    let pos = passage_pos(cues, occs, header.pos)?;
     // The same stretch `locate` would tokenize: from the checkpoint at or before `pos` to
     // the next one.
     let (base, next) = around(table, pos);

@@ -6,6 +6,7 @@ use crate::local::checkpoint::{locate, spot_from_start, table_text_start, text_s
 use crate::local::search::window::Occ;
 use crate::text::note;
 use start::passage_pos;
+pub(crate) use start::Cues;
 use tantivy::tokenizer::TextAnalyzer;
 
 /// What a hit shows: where its excerpt starts, and the end of its frontmatter.
@@ -18,16 +19,12 @@ pub(crate) struct Shown {
 /// The spot a hit shows: the first quoted phrase (or the query as a phrase), else the best
 /// window of the text after the frontmatter, else the best window of the frontmatter, else
 /// the start of the text.
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn show(
     analyzer: &mut TextAnalyzer,
     text: &str,
     table: &[u8],
-    phrases: &[&[String]],
-    positions: &std::collections::HashMap<String, Vec<u32>>,
+    cues: &Cues,
     occs: &mut [Occ],
-    known: Option<u32>,
-    rarity: &[f32],
 ) -> Shown {
     let text_start = match table_text_start(table) {
         Some(s) if s <= text.len() => s,
@@ -35,7 +32,7 @@ pub(crate) fn show(
         _ => note::parse(text).body_start,
     };
     let min_pos = text_start_pos(analyzer, text, table, text_start);
-    let pos = passage_pos(phrases, positions, occs, known, rarity, min_pos);
+    let pos = passage_pos(cues, occs, min_pos);
     let spot = match pos {
         Some(pos) => locate(text, table, text_start, pos),
         None => {

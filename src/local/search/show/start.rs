@@ -3,6 +3,16 @@
 
 use crate::local::search::window::{best_window, window_tokens, Occ};
 
+/// What a hit's passage is found by: the phrases to show first, the body positions of their
+/// words, the start of the re-rank's window over the whole body when it has one, and each
+/// query word's rarity (for the best window, with the occurrences of the words).
+pub(crate) struct Cues<'a> {
+    pub(crate) phrases: &'a [&'a [String]],
+    pub(crate) positions: &'a std::collections::HashMap<String, Vec<u32>>,
+    pub(crate) known: Option<u32>,
+    pub(crate) rarity: &'a [f32],
+}
+
 /// The first position at `min_pos` or later where `phrase` starts (consecutive positions).
 fn phrase_at(
     positions: &std::collections::HashMap<String, Vec<u32>>,
@@ -21,23 +31,17 @@ fn phrase_at(
 
 /// Where a passage starts: a quoted phrase in the body, else its best window, else any.
 ///
-/// `known` is the start of the best window over all of `occs` when the caller has it: one at
-/// `min_pos` or later is also the best window from `min_pos` on (the windows from there are
+/// `cues.known` is the start of the best window over all of `occs` when the caller has it: one
+/// at `min_pos` or later is also the best window from `min_pos` on (the windows from there are
 /// a subset that holds it; the earliest wins ties), so it is taken without a second scan.
-pub(crate) fn passage_pos(
-    phrases: &[&[String]],
-    positions: &std::collections::HashMap<String, Vec<u32>>,
-    occs: &mut [Occ],
-    known: Option<u32>,
-    rarity: &[f32],
-    min_pos: u32,
-) -> Option<u32> {
+pub(crate) fn passage_pos(cues: &Cues, occs: &mut [Occ], min_pos: u32) -> Option<u32> {
     let width = window_tokens();
-    phrases
+    let rarity = cues.rarity;
+    cues.phrases
         .iter()
         .filter(|p| p.len() >= 2)
-        .find_map(|p| phrase_at(positions, p, min_pos))
-        .or_else(|| known.filter(|&first| first >= min_pos))
+        .find_map(|p| phrase_at(cues.positions, p, min_pos))
+        .or_else(|| cues.known.filter(|&first| first >= min_pos))
         .or_else(|| best_window(occs, rarity, width, min_pos).map(|w| w.first))
         .or_else(|| best_window(occs, rarity, width, 0).map(|w| w.first))
 }

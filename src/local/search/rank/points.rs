@@ -1,12 +1,13 @@
-//! The bonus signals of one candidate (see the module docs of `rank` for the list), from its
-//! features, how well its name matches the query and its best window.
+//! Every signal's points for one candidate, added in one function ([`points`]): the words,
+//! the name, the phrases, the lead, BM25, the length prior and the feedback. A signal is a
+//! weight in [`Weights`](crate::local::weights::Weights), which says what it counts and its
+//! default, and its term here; what it reads comes from the candidate's features.
 
 use std::collections::HashMap;
 
+use super::context::RankContext;
 use super::features::Features;
 use super::proximity;
-use super::terms::{reads_as_sentence, ExpandedTerm};
-use crate::local::search::query::ParsedQuery;
 use crate::local::search::window::Window;
 use crate::local::weights::weights;
 
@@ -24,82 +25,93 @@ pub(super) fn has_phrase(positions: &HashMap<String, Vec<u32>>, phrase: &[String
     })
 }
 
-/// The seed's bonus signals for one note (see the module docs), from its features and how
-/// well its name matches the query.
-pub(super) fn bonus(
-    q: &ParsedQuery,
-    terms: &[ExpandedTerm],
-    f: &Features,
-    name: f32,
-    window: Option<&Window>,
-) -> f32 {
-    // Only the content words of a sentence count ([`super::reading`]).
-    let n = terms.iter().filter(|t| !t.filler).count();
-    if n == 0 {
-        return 0.0;
-    }
-    let mut bonus = 0.0f32;
-    let mut min_match = 1.0f32;
-    let mut sum_match = 0.0f32;
-    let mut tf = 0.0f32;
-    let sentence = reads_as_sentence(terms);
-    for (k, (h, t)) in f.terms.iter().zip(terms).enumerate() {
-        if t.filler {
-            continue;
+/// The score of one candidate: the sum of every signal's points, from its features (its name
+/// match and feedback share included), its BM25 score and its best window.
+pub(super) fn points(cx: &RankContext, f: &Features, bm25: f32, window: Option<&Window>) -> f64 {
+    let w = weights();
+    let mut points = 0.0f32;
+    // Only the content words of a sentence count ([`super::reading`]); a query of filler
+    // alone gets no word, name or phrase points.
+    let n = cx.content_words;
+    if n > 0 {
+        let mut min_match = 1.0f32;
+        let mut sum_match = 0.0f32;
+        let mut tf = 0.0f32;
+        for (k, (h, t)) in f.terms.iter().zip(cx.terms).enumerate() {
+            if t.filler {
+                continue;
+            }
+            if cx.sentence {
+                // A question is answered by the note whose first lines hold its words.
+                let in_lead = f.lead.get(k).copied().unwrap_or(0.0);
+                points += w.s_lead * in_lead * t.rarity;
+            }
+            let title = h.title.max(h.alias);
+            // In the text, a word counts where the best passage holds it, not anywhere.
+            let (body, head, body_tf) = proximity::near(h.body, h.head, h.body_tf, window, k);
+            let matched = title.max(body).max(head).max(h.tags);
+            min_match = min_match.min(matched);
+            sum_match += matched * t.rarity;
+            tf += body_tf;
+            let r = if w.rar_term > 0.0 { t.rarity } else { 1.0 };
+            points += w.s_term * matched * r
+                + w.s_title * title
+                + w.s_head * h.head_tf.min(3.0) * proximity::focus(f.body_len);
         }
-        if sentence {
-            // A question is answered by the note whose first lines hold its words.
-            let in_lead = f.lead.get(k).copied().unwrap_or(0.0);
-            bonus += weights().s_lead * in_lead * t.rarity;
-        }
-        let title = h.title.max(h.alias);
-        // In the text, a word counts where the best passage holds it, not anywhere in the note.
-        let (body, head, body_tf) = proximity::near(h.body, h.head, h.body_tf, window, k);
-        let matched = title.max(body).max(head).max(h.tags);
-        min_match = min_match.min(matched);
-        sum_match += matched * t.rarity;
-        tf += body_tf;
-        let r = if weights().rar_term > 0.0 {
-            t.rarity
+        if min_match > 0.0 {
+            points += w.s_all * min_match;
         } else {
-            1.0
-        };
-        bonus += weights().s_term * matched * r
-            + weights().s_title * title
-            + weights().s_head * h.head_tf.min(3.0) * proximity::focus(f.body_len);
-    }
-    if min_match > 0.0 {
-        bonus += weights().s_all * min_match;
-    } else {
-        let frac = sum_match / n as f32;
-        bonus += weights().s_part * frac.powf(weights().cov_pow);
-    }
-    bonus += tf.min(weights().s_tf);
-    // The query as the file name (or an alias): +80 scaled by how much of the query is in the
-    // name and how much of the name is the query, +40 more when they are the same words;
-    // otherwise the query as a phrase in the body +30.
-    bonus += weights().s_ptitle * name;
-    if name >= 0.999 {
-        bonus += weights().s_exact_title;
-    } else if q.sequence.len() >= 2 && has_phrase(&f.positions, &q.sequence) {
-        bonus += weights().s_pbody;
-    }
-    for p in &q.phrases {
-        if has_phrase(&f.positions, p) {
-            bonus += weights().s_qphrase;
+            let frac = sum_match / n as f32;
+            points += w.s_part * frac.powf(w.cov_pow);
+        }
+        points += tf.min(w.s_tf);
+        // The query as the file name (or an alias), scaled by how they cover each other; the
+        // same words earn more; otherwise the query as a phrase in the body.
+        points += w.s_ptitle * f.name;
+        let q = cx.query;
+        if f.name >= 0.999 {
+            points += w.s_exact_title;
+        } else if q.sequence.len() >= 2 && has_phrase(&f.positions, &q.sequence) {
+            points += w.s_pbody;
+        }
+        for p in &q.phrases {
+            if has_phrase(&f.positions, p) {
+                points += w.s_qphrase;
+            }
         }
     }
-    bonus
+    // A long note's BM25 says less about it: the same factor as its heading matches.
+    points += bm25_part(bm25, cx.max_bm25) * proximity::focus(f.body_len).powf(w.focus_bm25);
+    points -= proximity::length_prior(f.body_len, n);
+    // The feedback share comes after a first ranking (0 until then): added in f64, as the
+    // first ranking's score was ordered by.
+    f64::from(points) + f64::from(w.s_fb * f.feedback)
+}
+
+/// BM25 scaled to `bm25norm` × BM25 ÷ the best candidate's (or × `bm25`, unscaled).
+fn bm25_part(bm25: f32, max: f32) -> f32 {
+    let norm = weights().bm25norm;
+    if norm > 0.0 {
+        if max > 0.0 {
+            norm * bm25 / max
+        } else {
+            0.0
+        }
+    } else {
+        weights().bm25 * bm25
+    }
 }
 
 #[cfg(test)]
 mod tests {
-    //! Each signal of the README's table, in points, on hand-made features.
+    //! Each signal's points ([`crate::local::weights`] holds the defaults), on hand-made
+    //! features.
     use super::*;
     use crate::local::analyzer;
-    use crate::local::search::query;
+    use crate::local::schema;
+    use crate::local::search::query::{self, ParsedQuery};
     use crate::local::search::rank::features::TermHits;
-    use crate::local::search::rank::terms::Variants;
+    use crate::local::search::rank::terms::{ExpandedTerm, Variants};
 
     fn q(text: &str) -> ParsedQuery {
         query::parse(&mut analyzer::text_analyzer(), text)
@@ -115,6 +127,22 @@ mod tests {
                 filler: false,
             })
             .collect()
+    }
+
+    /// The points of a candidate of no BM25 score whose name matches the query by `name`.
+    fn bonus(
+        q: &ParsedQuery,
+        terms: &[ExpandedTerm],
+        f: &Features,
+        name: f32,
+        window: Option<&Window>,
+    ) -> f32 {
+        let index = tantivy::Index::create_in_ram(schema::fields().schema.clone());
+        let searcher = index.reader().unwrap().searcher();
+        let vault = std::path::Path::new("");
+        let cx = RankContext::new(&searcher, schema::fields(), q, terms, &[], vault);
+        let f = Features { name, ..f.clone() };
+        super::points(&cx, &f, 0.0, window) as f32
     }
 
     fn body(weight: f32, tf: f32) -> TermHits {
@@ -133,6 +161,8 @@ mod tests {
             occs: Vec::new(),
             body_len: 0,
             lead: Vec::new(),
+            name: 0.0,
+            feedback: 0.0,
         }
     }
 
