@@ -20,5 +20,6 @@ mod portability;
 mod serve;
 mod skipped;
 mod trust;
+mod trust_names;
 mod util;
 mod version;
