@@ -75,3 +75,31 @@ fn a_note_edited_since_the_plugin_indexed_it_does_not_refuse_the_reply() {
         assert_eq!(r.results[0].path, "a.md");
     }
 }
+
+/// An argument that doesn't fit the schema: the error says what is wrong in serde's words,
+/// without rmcp's "failed to deserialize parameters:" before them.
+#[test]
+fn a_malformed_argument_is_said_in_plain_words() {
+    let env = crate::mcp::vault();
+    let mut s = crate::mcp::Session::ready(&env, &[]);
+    for (tool, args, why) in [
+        ("search_notes", json!({"query": 3}), "expected a string"),
+        (
+            "search_notes",
+            json!({"query": "x", "source": "web"}),
+            "`web`",
+        ),
+        (
+            "search_notes",
+            json!({"query": "x", "limit": "many"}),
+            "many",
+        ),
+        ("read_note", json!({"path": ["a.md"]}), "expected a string"),
+    ] {
+        let r = s.call(tool, args.clone());
+        assert!(crate::mcp::is_error(&r), "{args}: {r}");
+        let text = crate::mcp::text(&r);
+        assert!(text.contains(why), "{args}: {text}");
+        assert!(!text.contains("deserialize"), "{args}: {text}");
+    }
+}
