@@ -103,3 +103,52 @@ fn a_malformed_argument_is_said_in_plain_words() {
         assert!(!text.contains("deserialize"), "{args}: {text}");
     }
 }
+
+/// `--port P status`: the port before the subcommand is the one `status` asks; a search flag
+/// that means nothing to the subcommand is refused with where it goes, never ignored.
+#[test]
+fn a_search_flag_before_a_subcommand_is_honoured_or_refused() {
+    let env = Env::new();
+    env.write("note.md", "x\n");
+    let server = MockServer::start(Reply::Json("[]".into()));
+    let p = server.port.to_string();
+    for args in [
+        vec!["--port", p.as_str(), "status", "--json"],
+        vec![
+            "--port",
+            p.as_str(),
+            "status",
+            "--json",
+            "--port",
+            p.as_str(),
+        ],
+    ] {
+        let out = env.run(&args);
+        crate::util::assert_ok(&out);
+        let st: vault_search::Status = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(st.omnisearch_port, server.port, "{args:?}");
+        assert!(st.omnisearch_answers, "{args:?}: {:?}", st.omnisearch_error);
+    }
+    for (args, why) in [
+        (
+            vec!["--port", "1", "status", "--port", "2"],
+            "--port 1 before `status`",
+        ),
+        (vec!["--port", "1", "index"], "--port"),
+        (vec!["-n", "3", "index"], "-n/--limit"),
+        (
+            vec!["--folder", "a", "search", "x"],
+            "--folder goes after `search`",
+        ),
+        (vec!["--source", "local", "status"], "--source"),
+    ] {
+        let out = env.run(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = crate::util::stderr(&out);
+        assert!(
+            err.starts_with("vault-search: ") && err.contains(why),
+            "{args:?}: {err}"
+        );
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+}
