@@ -152,3 +152,161 @@ fn a_search_flag_before_a_subcommand_is_honoured_or_refused() {
         assert_eq!(err.lines().count(), 1, "{err}");
     }
 }
+
+/// One raw HTTP GET with headers: (status, body).
+#[cfg(unix)]
+fn get(port: u16, path: &str, headers: &[(&str, &str)]) -> (u16, Vec<u8>) {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.set_read_timeout(Some(std::time::Duration::from_secs(30)))
+        .unwrap();
+    let mut req = format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n");
+    for (k, v) in headers {
+        req.push_str(&format!("{k}: {v}\r\n"));
+    }
+    req.push_str("\r\n");
+    s.write_all(req.as_bytes()).unwrap();
+    let mut raw = Vec::new();
+    let _ = s.read_to_end(&mut raw);
+    let at = raw.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
+    let head = String::from_utf8_lossy(&raw[..at]).to_string();
+    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+    (status, raw[at + 4..].to_vec())
+}
+
+/// No raw control, C1 or bidi character in text that is shown or sent as JSON.
+fn assert_no_raw_controls(what: &str, text: &str) {
+    let bad = |c: char| {
+        (c.is_control() && c != '\n')
+            || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    };
+    assert!(!text.chars().any(bad), "{what}: {text:?}");
+}
+
+/// A vault and a note whose names hold a newline, a C1 CSI (U+009B) and a right-to-left
+/// override, and a browser's `Origin` forging a log line: printed as text they are escaped
+/// (one line per hit, one line per log entry), in JSON they are `\u` escapes whose value is
+/// the name itself.
+#[cfg(unix)]
+#[test]
+fn controls_in_names_origins_and_paths_are_escaped() {
+    use crate::util::{assert_ok, read_lines, stdout, ServerProcess};
+    let mut env = Env::new();
+    env.vault = env.root.path().join("va\nult\u{202e}");
+    let odd = "a\nb\u{9b}31m\u{202e}.md";
+    env.write(odd, "kotlin daemon notes\n");
+    env.write("plain.md", "kotlin daemon\n");
+
+    // --json: the bytes are safe, the value is the name.
+    let out = env.run(&["--json", "--source", "local", "kotlin"]);
+    assert_ok(&out);
+    let raw = stdout(&out);
+    assert_no_raw_controls("--json", &raw);
+    let r: vault_search::SearchResponse = serde_json::from_str(&raw).unwrap();
+    assert!(r.results.iter().any(|h| h.path == odd), "{raw}");
+
+    // Text: one line per hit, the name escaped.
+    let out = env.run(&["--source", "local", "kotlin"]);
+    assert_ok(&out);
+    let text = stdout(&out);
+    assert_no_raw_controls("text", &text);
+    assert_eq!(
+        text.lines().filter(|l| l.contains(". [")).count(),
+        2,
+        "{text}"
+    );
+    assert!(text.contains(r"a\nb\u{9b}31m\u{202e}.md"), "{text}");
+    assert!(
+        text.lines().next().unwrap().contains(r"va\nult\u{202e}"),
+        "{text}"
+    );
+
+    // MCP: the text has one line per hit; the structured content has the name.
+    let mut s = crate::mcp::Session::ready(&env, &[]);
+    let id = s.send(
+        "tools/call",
+        json!({"name": "search_notes", "arguments": {"query": "kotlin", "source": "local"}}),
+    );
+    let line = loop {
+        let line = s
+            .lines
+            .recv_timeout(crate::mcp::DEADLINE)
+            .expect("an answer");
+        let v: serde_json::Value = serde_json::from_str(&line).unwrap();
+        if v["id"] == id {
+            break line;
+        }
+    };
+    assert_no_raw_controls("MCP line", &line);
+    let v: serde_json::Value = serde_json::from_str(&line).unwrap();
+    let text = crate::mcp::text(&v["result"]);
+    assert_no_raw_controls("MCP text", &text);
+    assert_eq!(
+        text.lines().count(),
+        3,
+        "a header and one line per hit: {text}"
+    );
+    let r = crate::mcp::structured(&v["result"]);
+    assert!(r.results.iter().any(|h| h.path == odd));
+    drop(s);
+
+    // serve: the start line and a refused Origin's log line are escaped, its JSON is safe.
+    let mut child = ServerProcess::spawn(
+        env.cmd()
+            .args(["serve", "--port", "0"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped()),
+    );
+    let rx = read_lines(child.stderr.take().unwrap());
+    let next = || {
+        rx.recv_timeout(std::time::Duration::from_secs(30))
+            .expect("a line from serve")
+    };
+    let start = loop {
+        let line = next();
+        if line.contains("http://127.0.0.1:") {
+            break line;
+        }
+    };
+    assert_no_raw_controls("start line", &start);
+    assert!(start.contains(r"va\nult\u{202e}"), "{start}");
+    let port: u16 = start
+        .split("http://127.0.0.1:")
+        .nth(1)
+        .unwrap()
+        .split('/')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let origin = "https://a.example\nvault-search: stopped\u{1b}]0;owned\u{7}\u{9b}2J";
+    let (status, body) = get(port, "/search?q=kotlin", &[("Origin", origin)]);
+    assert_eq!(status, 403);
+    assert_no_raw_controls("403 body", &String::from_utf8(body).unwrap());
+    let logged = loop {
+        let line = next();
+        assert_ne!(line, "vault-search: stopped", "a forged log line");
+        if line.contains("refused a browser request") {
+            break line;
+        }
+    };
+    assert_no_raw_controls("log line", &logged);
+    assert!(
+        logged.contains(r"https://a.example\nvault-search: stopped\u{1b}"),
+        "{logged}"
+    );
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let body = loop {
+        let (status, body) = get(port, "/api/search?q=kotlin", &[]);
+        assert_eq!(status, 200);
+        let r: vault_search::SearchResponse = serde_json::from_slice(&body).unwrap();
+        if r.results.len() == 2 || std::time::Instant::now() > deadline {
+            break body;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    let body = String::from_utf8(body).unwrap();
+    assert_no_raw_controls("/api/search", &body);
+    let r: vault_search::SearchResponse = serde_json::from_str(&body).unwrap();
+    assert!(r.results.iter().any(|h| h.path == odd), "{body}");
+}
