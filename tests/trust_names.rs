@@ -310,3 +310,62 @@ fn controls_in_names_origins_and_paths_are_escaped() {
     let r: vault_search::SearchResponse = serde_json::from_str(&body).unwrap();
     assert!(r.results.iter().any(|h| h.path == odd), "{body}");
 }
+
+/// Every list and text argument of the MCP tools has a cap: a call over it is refused in plain
+/// words before its arguments are parsed into a tree (its memory stays flat; measured by hand),
+/// and the server goes on serving.
+#[test]
+fn mcp_arguments_over_their_caps_are_refused() {
+    let env = crate::mcp::vault();
+    let mut s = crate::mcp::Session::ready(&env, &[]);
+    let many = |n: usize| vec!["a"; n];
+    for (tool, args, why) in [
+        // A big message, judged before it is parsed.
+        (
+            "search_notes",
+            json!({"query": "x", "exclude": many(200_000)}),
+            "exclude takes at most 64 items, not 200000",
+        ),
+        (
+            "read_note",
+            json!({"paths": many(100_000)}),
+            "paths takes at most 20 items, not 100000",
+        ),
+        // Small ones.
+        (
+            "search_notes",
+            json!({"query": "x", "tags": many(65)}),
+            "tags takes at most 64 items, not 65",
+        ),
+        (
+            "search_notes",
+            json!({"query": "x", "where": many(65)}),
+            "where takes at most 64 items",
+        ),
+        (
+            "search_notes",
+            json!({"query": "x", "folder": "f".repeat(5000)}),
+            "folder is at most 4096 bytes, not 5000",
+        ),
+        (
+            "search_notes",
+            json!({"query": "x", "since": "7".repeat(100)}),
+            "since is at most 64 bytes",
+        ),
+        (
+            "read_note",
+            json!({"path": format!("{}.md", "p".repeat(5000))}),
+            "path is at most 4096 bytes",
+        ),
+    ] {
+        let r = s.call(tool, args);
+        assert!(crate::mcp::is_error(&r), "{why}: {r}");
+        let text = crate::mcp::text(&r);
+        assert!(text.contains(why), "{text}");
+    }
+    let r = s.call(
+        "search_notes",
+        json!({"query": "kotlin", "exclude": many(64)}),
+    );
+    assert!(!crate::mcp::is_error(&r), "{r}");
+}
