@@ -369,3 +369,25 @@ fn mcp_arguments_over_their_caps_are_refused() {
     );
     assert!(!crate::mcp::is_error(&r), "{r}");
 }
+
+/// A note whose name is not UTF-8 is listed with U+FFFD for its bad byte; read_note can't open
+/// that spelling yet and says why, rather than "no note".
+#[cfg(target_os = "linux")]
+#[test]
+fn a_name_that_is_not_utf8_is_said_to_be_unreadable_yet() {
+    use std::os::unix::ffi::OsStrExt;
+    let env = crate::mcp::vault();
+    let name = std::ffi::OsStr::from_bytes(b"caf\xe9 kotlin.md");
+    std::fs::write(env.vault.join(name), "kotlin in latin-1\n").unwrap();
+    let mut s = crate::mcp::Session::ready(&env, &[]);
+    let r = s.call("search_notes", json!({"query": "latin", "source": "local"}));
+    let listed = crate::mcp::structured(&r).results[0].path.clone();
+    assert_eq!(listed, "caf\u{fffd} kotlin.md");
+    let r = s.call("read_note", json!({"path": listed}));
+    assert!(crate::mcp::is_error(&r), "{r}");
+    let text = crate::mcp::text(&r);
+    assert!(
+        text.contains("not UTF-8") && text.contains("can't open yet"),
+        "{text}"
+    );
+}
