@@ -5,7 +5,7 @@ use std::time::Instant;
 use crate::util::{assert_ok, omni_hit, stdout, Env, MockServer, Reply, HANG};
 use serde_json::json;
 
-fn search(env: &Env, port: u16, args: &[&str]) -> vault_search::SearchResponse {
+pub(crate) fn search(env: &Env, port: u16, args: &[&str]) -> vault_search::SearchResponse {
     let p = port.to_string();
     env.search_json(&[&["--port", p.as_str()], args].concat())
 }

@@ -2,13 +2,9 @@
 //! characters in what is printed or returned, names that are not UTF-8, big MCP arguments, the
 //! words of an argument error, and global flags given before a subcommand.
 
+use crate::omnisearch::search;
 use crate::util::{omni_hit, Env, MockServer, Reply};
 use serde_json::json;
-
-fn search(env: &Env, port: u16, args: &[&str]) -> vault_search::SearchResponse {
-    let p = port.to_string();
-    env.search_json(&[&["--port", p.as_str()], args].concat())
-}
 
 /// Two vaults named `vault`: Obsidian answers for the other one. Its hits name a note this
 /// vault also has (with other text) and notes this vault lacks: the reply is refused and this
@@ -153,25 +149,11 @@ fn a_search_flag_before_a_subcommand_is_honoured_or_refused() {
     }
 }
 
-/// One raw HTTP GET with headers: (status, body).
+/// One HTTP GET: (status, body).
 #[cfg(unix)]
-fn get(port: u16, path: &str, headers: &[(&str, &str)]) -> (u16, Vec<u8>) {
-    use std::io::{Read, Write};
-    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
-    s.set_read_timeout(Some(std::time::Duration::from_secs(30)))
-        .unwrap();
-    let mut req = format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n");
-    for (k, v) in headers {
-        req.push_str(&format!("{k}: {v}\r\n"));
-    }
-    req.push_str("\r\n");
-    s.write_all(req.as_bytes()).unwrap();
-    let mut raw = Vec::new();
-    let _ = s.read_to_end(&mut raw);
-    let at = raw.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
-    let head = String::from_utf8_lossy(&raw[..at]).to_string();
-    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
-    (status, raw[at + 4..].to_vec())
+fn get(port: u16, path: &str, headers: &[(&str, &str)]) -> (u16, String) {
+    let (status, _, body) = crate::serve::request(port, &format!("GET {path} HTTP/1.1"), headers);
+    (status, body)
 }
 
 /// No raw control, C1 or bidi character in text that is shown or sent as JSON.
@@ -282,7 +264,7 @@ fn controls_in_names_origins_and_paths_are_escaped() {
     let origin = "https://a.example\nvault-search: stopped\u{1b}]0;owned\u{7}\u{9b}2J";
     let (status, body) = get(port, "/search?q=kotlin", &[("Origin", origin)]);
     assert_eq!(status, 403);
-    assert_no_raw_controls("403 body", &String::from_utf8(body).unwrap());
+    assert_no_raw_controls("403 body", &body);
     let logged = loop {
         let line = next();
         assert_ne!(line, "vault-search: stopped", "a forged log line");
@@ -299,13 +281,12 @@ fn controls_in_names_origins_and_paths_are_escaped() {
     let body = loop {
         let (status, body) = get(port, "/api/search?q=kotlin", &[]);
         assert_eq!(status, 200);
-        let r: vault_search::SearchResponse = serde_json::from_slice(&body).unwrap();
+        let r: vault_search::SearchResponse = serde_json::from_str(&body).unwrap();
         if r.results.len() == 2 || std::time::Instant::now() > deadline {
             break body;
         }
         std::thread::sleep(std::time::Duration::from_millis(50));
     };
-    let body = String::from_utf8(body).unwrap();
     assert_no_raw_controls("/api/search", &body);
     let r: vault_search::SearchResponse = serde_json::from_str(&body).unwrap();
     assert!(r.results.iter().any(|h| h.path == odd), "{body}");
