@@ -62,7 +62,7 @@ pub(crate) fn judge_line(line: &[u8]) -> Verdict {
     // A big call is judged for its arguments' caps before it becomes a tree: that tree of a
     // list of millions is what costs (see `args`). A small one is judged in `judge`.
     if text.len() > PEEK_ABOVE {
-        if let Some((id, why)) = super::args::oversized_call(text) {
+        if let Some((id, why)) = super::caps::oversized_call(text) {
             if matches!(id, Value::String(_) | Value::Number(_)) {
                 return Verdict::Reply(tool_error(id, &why));
             }
@@ -117,7 +117,7 @@ fn tool_error(id: Value, why: &str) -> Value {
 fn over_caps(tool: &str, params: Option<&Value>) -> Option<String> {
     let args = params?.get("arguments")?.as_object()?;
     args.iter()
-        .find_map(|(k, v)| super::args::over_cap(tool, k, super::args::Shape::of(v)))
+        .find_map(|(k, v)| super::caps::over_cap(tool, k, super::caps::Shape::of(v)))
 }
 
 /// A JSON-RPC error response.

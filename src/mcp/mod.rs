@@ -13,6 +13,7 @@
 mod args;
 mod background;
 mod batch;
+mod caps;
 mod clean;
 mod config_snippets;
 mod context;
