@@ -157,6 +157,7 @@ fn get(port: u16, path: &str, headers: &[(&str, &str)]) -> (u16, String) {
 }
 
 /// No raw control, C1 or bidi character in text that is shown or sent as JSON.
+#[cfg(unix)]
 fn assert_no_raw_controls(what: &str, text: &str) {
     let bad = |c: char| {
         (c.is_control() && c != '\n')

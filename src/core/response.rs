@@ -202,6 +202,8 @@ pub(crate) fn round_to(x: f64, places: i32) -> f64 {
 ///
 /// Works on any JSON a serializer wrote: outside strings it holds only ASCII, and inside one no
 /// escape sequence holds a byte of these characters.
+// Only the front-ends write JSON.
+#[cfg(any(test, feature = "cli"))]
 pub(crate) fn escape_json_controls(json: Vec<u8>) -> Vec<u8> {
     if !json.iter().any(|&b| matches!(b, 0x7f | 0xc2 | 0xd8 | 0xe2)) {
         return json;

@@ -49,6 +49,7 @@ pub(crate) fn sanitize_for_terminal(s: &str) -> String {
 /// separator written as an escape (`\n`, `\t`, `\u{1b}`, `\u{202e}`): a name, an origin or a
 /// path printed as text stays on its line, can't drive the terminal or reorder what is shown,
 /// and the escape shows what was there (where [`sanitize_for_terminal`] drops it).
+#[cfg(any(test, feature = "cli"))]
 pub(crate) fn escape_controls(s: &str) -> std::borrow::Cow<'_, str> {
     if !s.chars().any(is_unsafe) {
         return std::borrow::Cow::Borrowed(s);
@@ -66,6 +67,7 @@ pub(crate) fn escape_controls(s: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
+#[cfg(any(test, feature = "cli"))]
 fn is_unsafe(c: char) -> bool {
     c.is_control() || is_bidi_control(c) || matches!(c, '\u{2028}' | '\u{2029}')
 }
