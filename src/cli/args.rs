@@ -351,7 +351,10 @@ fn search_flags_before(matches: &clap::ArgMatches, args: &mut Args) -> Result<()
         return Err(if sub == "search" {
             format!("{name} goes after `search`, not before it")
         } else {
-            format!("{name} is a search flag: `{sub}` takes no {name} before it (see `vault-search {sub} --help`)")
+            format!(
+                "{name} before `{sub}` is a search's flag, which `{sub}` doesn't take; a \
+                 subcommand's own flags go after it (see `vault-search {sub} --help`)"
+            )
         });
     }
     Ok(())
