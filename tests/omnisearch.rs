@@ -5,7 +5,7 @@ use std::time::Instant;
 use crate::util::{assert_ok, omni_hit, stdout, Env, MockServer, Reply, HANG};
 use serde_json::json;
 
-fn search(env: &Env, port: u16, args: &[&str]) -> vault_search::SearchResponse {
+pub(crate) fn search(env: &Env, port: u16, args: &[&str]) -> vault_search::SearchResponse {
     let p = port.to_string();
     env.search_json(&[&["--port", p.as_str()], args].concat())
 }
@@ -13,7 +13,10 @@ fn search(env: &Env, port: u16, args: &[&str]) -> vault_search::SearchResponse {
 #[test]
 fn cleans_html_excerpts_and_reports_engine() {
     let env = Env::new();
-    env.write("Meta/claude-memory.md", "build cache\n");
+    env.write(
+        "Meta/claude-memory.md",
+        "line one\n\nbuild cache for kotlin && gradle <tag> \"q\" 's'\n",
+    );
     let body = json!([omni_hit(
         41.237,
         "Meta/claude-memory.md",
@@ -65,10 +68,10 @@ fn folder_and_exclude_are_applied_client_side_by_segment() {
         env.write(rel, "x\n");
     }
     let body = json!([
-        omni_hit(9.0, "Metadata/a.md", "a", None),
-        omni_hit(8.0, "Meta/claude-sessions/s.md", "s", None),
-        omni_hit(7.0, "Meta/b.md", "b", None),
-        omni_hit(6.0, "Other/c.md", "c", None),
+        omni_hit(9.0, "Metadata/a.md", "x", None),
+        omni_hit(8.0, "Meta/claude-sessions/s.md", "x", None),
+        omni_hit(7.0, "Meta/b.md", "x", None),
+        omni_hit(6.0, "Other/c.md", "x", None),
     ]);
     let server = MockServer::start(Reply::Json(body.to_string()));
     let paths = |args: &[&str]| -> Vec<String> {
@@ -101,8 +104,8 @@ fn folder_and_exclude_are_applied_client_side_by_segment() {
 #[test]
 fn duplicate_paths_keep_the_first() {
     let env = Env::new();
-    env.write("a.md", "x\n");
-    env.write("b.md", "x\n");
+    env.write("a.md", "x first\n");
+    env.write("b.md", "x b\n");
     let body = json!([
         omni_hit(5.0, "a.md", "first", None),
         omni_hit(3.0, "b.md", "b", None),
@@ -224,7 +227,7 @@ fn hanging_servers_hit_the_deadline() {
 #[test]
 fn text_format_is_exact() {
     let env = Env::new();
-    env.write("Meta/s.md", "gradle\n");
+    env.write("Meta/s.md", "# Debug bootstrap\nGradle\n");
     env.write("Meta/h.md", "gradle\n");
     let body = json!([
         omni_hit(643.339, "Meta/s.md", "# Debug bootstrap<br>Gradle", None),
@@ -307,7 +310,7 @@ fn zero_hits_from_omnisearch_fall_back_to_local() {
     assert_eq!(r.results[0].path, "note.md");
     // Scoped out: Omnisearch had hits, none in the folder.
     env.write("Other/x.md", "gradle\n");
-    let body = json!([omni_hit(3.0, "Other/x.md", "x", None)]);
+    let body = json!([omni_hit(3.0, "Other/x.md", "gradle", None)]);
     let server = MockServer::start(Reply::Json(body.to_string()));
     let r = search(&env, server.port, &["--exclude", "Other", "gradle"]);
     assert_eq!((r.engine.as_str(), r.omnisearch_hits), ("local", Some(0)));

@@ -113,7 +113,7 @@ impl Server {
 }
 
 /// One raw HTTP exchange: (status, head, body).
-fn request(port: u16, line: &str, headers: &[(&str, &str)]) -> (u16, String, String) {
+pub(crate) fn request(port: u16, line: &str, headers: &[(&str, &str)]) -> (u16, String, String) {
     let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
     s.set_read_timeout(Some(DEADLINE)).unwrap();
     let mut req = format!("{line}\r\n");

@@ -21,5 +21,6 @@ mod serve;
 mod skipped;
 mod trust;
 mod trust_files;
+mod trust_names;
 mod util;
 mod version;

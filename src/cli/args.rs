@@ -284,8 +284,17 @@ pub(crate) fn parse_args() -> Result<Args, std::process::ExitCode> {
         );
         return Err(std::process::ExitCode::from(2));
     }
-    match <Args as Parser>::try_parse() {
-        Ok(a) => Ok(a),
+    let parsed = <Args as clap::CommandFactory>::command()
+        .try_get_matches()
+        .and_then(|m| Ok((<Args as clap::FromArgMatches>::from_arg_matches(&m)?, m)));
+    match parsed {
+        Ok((mut a, matches)) => match search_flags_before(&matches, &mut a) {
+            Ok(()) => Ok(a),
+            Err(why) => {
+                eprintln!("vault-search: {why}");
+                Err(std::process::ExitCode::from(2))
+            }
+        },
         Err(e) => match e.kind() {
             ErrorKind::DisplayHelp
             | ErrorKind::DisplayVersion
@@ -298,6 +307,66 @@ pub(crate) fn parse_args() -> Result<Args, std::process::ExitCode> {
                 Err(std::process::ExitCode::from(2))
             }
         },
+    }
+}
+
+/// A search's flags given before a subcommand (`--port P status`): clap takes them for the
+/// top-level search, which a subcommand never runs, so without this they would be ignored
+/// without a word. `--port` before `status` or `mcp` means the same port there and is
+/// honoured; every other one, and `--port` before `serve` (whose own `--port` is the port it
+/// listens on), is refused with where it goes.
+fn search_flags_before(matches: &clap::ArgMatches, args: &mut Args) -> Result<(), String> {
+    use clap::parser::ValueSource;
+    let Some((sub, _)) = matches.subcommand() else {
+        return Ok(());
+    };
+    let search_flags = SearchArgs::augment_args(clap::Command::new("search"));
+    for flag in search_flags.get_arguments() {
+        let id = flag.get_id().as_str();
+        if matches.value_source(id) != Some(ValueSource::CommandLine) {
+            continue;
+        }
+        let name = match (flag.get_long(), flag.get_short()) {
+            (Some(long), Some(short)) => format!("-{short}/--{long}"),
+            (Some(long), None) => format!("--{long}"),
+            (None, Some(short)) => format!("-{short}"),
+            (None, None) => "a search's words".to_string(),
+        };
+        if id == "port" {
+            if let Some(before) = args.search.port {
+                if let Some(after) = subcommand_port(&mut args.command) {
+                    match *after {
+                        None => *after = Some(before),
+                        Some(p) if p == before => {}
+                        Some(p) => {
+                            return Err(format!(
+                                "--port {before} before `{sub}` and --port {p} after it: give one"
+                            ))
+                        }
+                    }
+                    continue;
+                }
+            }
+        }
+        return Err(if sub == "search" {
+            format!("{name} goes after `search`, not before it")
+        } else {
+            format!(
+                "{name} before `{sub}` is a search's flag, which `{sub}` doesn't take; a \
+                 subcommand's own flags go after it (see `vault-search {sub} --help`)"
+            )
+        });
+    }
+    Ok(())
+}
+
+/// The Omnisearch port of a subcommand that asks the plugin (`status`, `mcp`).
+fn subcommand_port(command: &mut Option<Command>) -> Option<&mut Option<u16>> {
+    match command.as_mut()? {
+        Command::Status(s) => Some(&mut s.port),
+        #[cfg(feature = "mcp")]
+        Command::Mcp(m) => Some(&mut m.port),
+        _ => None,
     }
 }
 

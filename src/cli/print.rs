@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use crate::core::{Comparison, SearchResponse};
 use crate::local::analyzer;
-use crate::text::terminal::sanitize_for_terminal;
+use crate::text::terminal::{escape_controls, sanitize_for_terminal};
 
 /// Writes the human-readable form; `color` highlights the matched words (ANSI bold red);
 /// `dated` shows each note's modification time instead of its score (results sorted by date).
@@ -24,7 +24,7 @@ pub(crate) fn write_text(
         sanitize_for_terminal(&r.query),
         r.engine,
         r.elapsed_seconds,
-        sanitize_for_terminal(&r.vault)
+        escape_controls(&r.vault)
     )?;
     if let Some(c) = &r.comparison {
         return write_comparison(w, c);
@@ -42,13 +42,7 @@ pub(crate) fn write_text(
         } else {
             hit.score.to_string()
         };
-        writeln!(
-            w,
-            "{}. [{}] {}",
-            i + 1,
-            label,
-            sanitize_for_terminal(&hit.path)
-        )?;
+        writeln!(w, "{}. [{}] {}", i + 1, label, escape_controls(&hit.path))?;
         if !hit.excerpt.is_empty() {
             let excerpt = sanitize_for_terminal(&hit.excerpt);
             let shown = if color {
@@ -89,13 +83,7 @@ fn write_comparison(w: &mut dyn Write, c: &Comparison) -> io::Result<()> {
     for i in 0..rows {
         let l = c.omnisearch.get(i).map_or("", |h| h.path.as_str());
         let r = c.local.get(i).map_or("", |h| h.path.as_str());
-        writeln!(
-            w,
-            "{:>2}. {} | {}",
-            i + 1,
-            cell(l),
-            sanitize_for_terminal(r)
-        )?;
+        writeln!(w, "{:>2}. {} | {}", i + 1, cell(l), escape_controls(r))?;
     }
     writeln!(w, "overlap@{}: {:.2}", c.k, c.overlap_at_k)
 }
@@ -128,9 +116,11 @@ pub(crate) fn highlight(text: &str, forms: &[String]) -> String {
     out
 }
 
-/// Writes `--json`: pretty-printed, non-ASCII kept as is, control characters escaped by serde.
+/// Writes `--json`: pretty-printed, non-ASCII kept as is, every control character (C0 by
+/// serde, C1 and bidi controls by [`crate::core::escape_json_controls`]) as a `\u` escape.
 pub(crate) fn write_json<T: Serialize>(w: &mut dyn Write, value: &T) -> io::Result<()> {
-    serde_json::to_writer_pretty(&mut *w, value)?;
+    let json = serde_json::to_vec_pretty(value)?;
+    w.write_all(&crate::core::escape_json_controls(json))?;
     writeln!(w)
 }
 

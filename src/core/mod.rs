@@ -20,6 +20,8 @@ pub use options::{
     IndexOptions, IndexProgress, Limits, PdfLimits, SearchOptions, Source, DEFAULT_MAX_NOTE_BYTES,
     DEFAULT_MAX_PDF_BYTES, DEFAULT_PORT, DEFAULT_SEARCH_PDF_BUDGET,
 };
+#[cfg(feature = "cli")]
+pub(crate) use response::escape_json_controls;
 pub(crate) use response::{round_to, ENGINE_BOTH, ENGINE_LOCAL, ENGINE_OFFLINE, ENGINE_OMNISEARCH};
 pub use response::{Comparison, IndexReport, SearchHit, SearchResponse, SkippedFile};
 pub use scope::{normalize_folder, Scope};

@@ -194,6 +194,50 @@ pub(crate) fn round_to(x: f64, places: i32) -> f64 {
     (x * f).round() / f
 }
 
+/// JSON text with every C1 control, DEL, bidi control and line or paragraph separator inside
+/// its strings written as a `\uXXXX` escape; serde escapes the C0 controls itself. The value
+/// is the same for a JSON parser; only the bytes on the wire change, so a name or an excerpt
+/// can't drive a terminal (U+009B is a one-byte CSI on some) or reorder what is shown when the
+/// JSON is looked at rather than parsed.
+///
+/// Works on any JSON a serializer wrote: outside strings it holds only ASCII, and inside one no
+/// escape sequence holds a byte of these characters.
+// Only the front-ends write JSON.
+#[cfg(any(test, feature = "cli"))]
+pub(crate) fn escape_json_controls(json: Vec<u8>) -> Vec<u8> {
+    if !json.iter().any(|&b| matches!(b, 0x7f | 0xc2 | 0xd8 | 0xe2)) {
+        return json;
+    }
+    let mut out = Vec::with_capacity(json.len() + 16);
+    let mut i = 0;
+    while i < json.len() {
+        let escaped = match json[i..] {
+            [0x7f, ..] => Some((0x7f, 1)),
+            [0xc2, b @ 0x80..=0x9f, ..] => Some((u32::from(b), 2)),
+            // U+200E/F marks, U+2028/9 separators, U+202A–E embeddings and overrides.
+            [0xe2, 0x80, b @ (0x8e | 0x8f | 0xa8..=0xae), ..] => {
+                Some((0x2000 + u32::from(b) - 0x80, 3))
+            }
+            // U+061C, the Arabic letter mark.
+            [0xd8, 0x9c, ..] => Some((0x61c, 2)),
+            // U+2066–9 isolates.
+            [0xe2, 0x81, b @ 0xa6..=0xa9, ..] => Some((0x2040 + u32::from(b) - 0x80, 3)),
+            _ => None,
+        };
+        match escaped {
+            Some((code, len)) => {
+                out.extend_from_slice(format!("\\u{code:04x}").as_bytes());
+                i += len;
+            }
+            None => {
+                out.push(json[i]);
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -202,5 +246,18 @@ mod tests {
     fn rounds() {
         assert_eq!(round_to(41.237, 2), 41.24);
         assert_eq!(round_to(f64::NAN, 2), 0.0);
+    }
+
+    #[test]
+    fn controls_in_json_strings_are_escaped_and_keep_their_value() {
+        let s = "a\u{7f}b\u{9b}31mc\u{202e}d\u{2066}e\u{200f}f\u{2028}g\u{85}é€\u{1b}";
+        let json = escape_json_controls(serde_json::to_vec(&[s]).unwrap());
+        let text = String::from_utf8(json.clone()).unwrap();
+        assert!(!text
+            .chars()
+            .any(|c| c.is_control() || ('\u{2000}'..'\u{2070}').contains(&c)));
+        assert!(text.contains(r"\u009b") && text.contains(r"\u202e") && text.contains(r"\u2066"));
+        let back: Vec<String> = serde_json::from_slice(&json).unwrap();
+        assert_eq!(back, [s]);
     }
 }

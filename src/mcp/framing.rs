@@ -461,6 +461,8 @@ async fn write_output(
     written: Arc<AtomicU64>,
 ) {
     while let Some(line) = lines.recv().await {
+        // A note's name or text with a C1 or bidi control stays harmless on the wire.
+        let line = crate::core::escape_json_controls(line);
         let mut rest = &line[..];
         while !rest.is_empty() {
             match output.write(rest).await {

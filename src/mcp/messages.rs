@@ -59,6 +59,15 @@ pub(crate) fn judge_line(line: &[u8]) -> Verdict {
             &format!("Parse error: the message nests more than {MAX_DEPTH} levels deep"),
         ));
     }
+    // A big call is judged for its arguments' caps before it becomes a tree: that tree of a
+    // list of millions is what costs (see `args`). A small one is judged in `judge`.
+    if text.len() > PEEK_ABOVE {
+        if let Some((id, why)) = super::caps::oversized_call(text) {
+            if matches!(id, Value::String(_) | Value::Number(_)) {
+                return Verdict::Reply(tool_error(id, &why));
+            }
+        }
+    }
     match serde_json::from_str::<Value>(text) {
         Ok(Value::Array(members)) => Verdict::Batch(members),
         Ok(value) => judge(value),
@@ -92,6 +101,23 @@ fn too_deep(json: &[u8]) -> bool {
         }
     }
     false
+}
+
+/// Messages longer than this are read for their arguments' shapes before they are parsed.
+const PEEK_ABOVE: usize = 64 * 1024;
+
+/// A tool's answer that it refuses its arguments (`isError`), as rmcp would send it: the model
+/// reads it and corrects the call.
+fn tool_error(id: Value, why: &str) -> Value {
+    serde_json::json!({"jsonrpc": "2.0", "id": id,
+        "result": {"content": [{"type": "text", "text": why}], "isError": true}})
+}
+
+/// The first of `tool`'s arguments over its cap, and why.
+fn over_caps(tool: &str, params: Option<&Value>) -> Option<String> {
+    let args = params?.get("arguments")?.as_object()?;
+    args.iter()
+        .find_map(|(k, v)| super::caps::over_cap(tool, k, super::caps::Shape::of(v)))
 }
 
 /// A JSON-RPC error response.
@@ -157,7 +183,10 @@ pub(crate) fn judge(value: Value) -> Verdict {
                 -32602,
                 &format!("Unknown tool: {name} (the tools are {})", TOOLS.join(", ")),
             )),
-            Ok(_) => forward(value, Some(key), None, false),
+            Ok(name) => match over_caps(name, params) {
+                Some(why) => Verdict::Reply(tool_error(id, &why)),
+                None => forward(value, Some(key), None, false),
+            },
             Err(why) => Verdict::Reply(error(id, -32602, &format!("Invalid params: {why}"))),
         },
         // The tool list is one page: no cursor names a page of it.

@@ -13,6 +13,7 @@
 mod args;
 mod background;
 mod batch;
+mod caps;
 mod clean;
 mod config_snippets;
 mod context;
@@ -127,6 +128,14 @@ struct Server {
     tool_router: ToolRouter<Server>,
 }
 
+/// rmcp's error for arguments that don't fit the schema, without its prefix.
+fn plain_argument_error(text: &str) -> String {
+    match text.strip_prefix("failed to deserialize parameters:") {
+        Some(rest) => rest.trim_start().to_string(),
+        None => text.to_string(),
+    }
+}
+
 /// A tool call on the blocking pool: the library does blocking I/O.
 async fn blocking(
     f: impl FnOnce() -> CallToolResult + Send + 'static,
@@ -227,6 +236,28 @@ impl Server {
         read_note on a hit's path and line."
 )]
 impl ServerHandler for Server {
+    /// The router's call, with an argument that doesn't fit the schema said in plain words:
+    /// rmcp starts that error with "failed to deserialize parameters:", which tells the model
+    /// nothing it can act on; serde's own words after it name the argument's fault.
+    async fn call_tool(
+        &self,
+        request: rmcp::model::CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::CallToolResponse, ErrorData> {
+        let call = rmcp::handler::server::tool::ToolCallContext::new(self, request, context);
+        let mut response = self.tool_router.call(call).await?;
+        if let rmcp::model::CallToolResponse::Complete(result) = &mut response {
+            if result.is_error == Some(true) {
+                for block in &mut result.content {
+                    if let rmcp::model::ContentBlock::Text(t) = block {
+                        t.text = plain_argument_error(&t.text);
+                    }
+                }
+            }
+        }
+        Ok(response)
+    }
+
     async fn on_initialized(&self, _context: rmcp::service::NotificationContext<rmcp::RoleServer>) {
         // After the handshake, so the build never competes with the `initialize` answer.
         self.ctx.indexer.ensure_started(false);

@@ -186,7 +186,16 @@ pub(crate) fn resolve(vault: &Path, raw: &str) -> Result<PathBuf, String> {
     let root = paths::real_root(vault)
         .map_err(|e| format!("cannot open the vault {}: {e}", vault.display()))?;
     let real = paths::real_inside(&root, &unified)
-        .map_err(|_| format!("no note {raw:?} in the vault"))?
+        .map_err(|_| {
+            // The index spells a name that is not UTF-8 with U+FFFD for each bad byte.
+            let why = if raw.contains('\u{fffd}') {
+                ": a U+FFFD in a listed path stands for a file name that is not UTF-8, \
+                 which read_note can't open yet"
+            } else {
+                ""
+            };
+            format!("no note {raw:?} in the vault{why}")
+        })?
         .ok_or_else(|| format!("{raw:?} leads out of the vault through a symlink: not read"))?;
     let is_md = real
         .extension()

@@ -17,6 +17,7 @@ use super::background::{Outcome, Phase};
 use super::context::Ctx;
 use crate::core::{ENGINE_OFFLINE, ENGINE_OMNISEARCH};
 use crate::dispatch::{self, Asked, OmnisearchFirst};
+use crate::text::terminal::escape_controls;
 use crate::{Filters, Scope, SearchOptions, SearchResponse, Sort, Source};
 
 /// Most hits one call may ask for: more would flood the conversation.
@@ -346,13 +347,13 @@ fn answer(mut a: SearchResponse) -> CallToolResult {
 pub(crate) fn to_text(a: &SearchResponse) -> String {
     let mut out = String::new();
     for w in &a.warnings {
-        let _ = writeln!(out, "note: {w}");
+        let _ = writeln!(out, "note: {}", escape_controls(w));
     }
     if a.stale {
         out.push_str("note: another process is updating the index; results may be stale\n");
     }
     if a.engine == ENGINE_OFFLINE {
-        let why = a.error.as_deref().unwrap_or("no answer");
+        let why = escape_controls(a.error.as_deref().unwrap_or("no answer"));
         let _ = writeln!(
             out,
             "Omnisearch did not answer ({why}): nothing was searched. Use source=auto or local."
@@ -364,7 +365,7 @@ pub(crate) fn to_text(a: &SearchResponse) -> String {
             out,
             "No notes match \"{}\" ({}). Try fewer words or other words (a synonym, the \
              English or German term){}.",
-            super::clean::shortened(&a.query, 80),
+            escape_controls(&super::clean::shortened(&a.query, 80)),
             a.engine,
             if a.engine == ENGINE_OMNISEARCH {
                 "; Omnisearch needs every word, source=local does not"
@@ -380,7 +381,9 @@ pub(crate) fn to_text(a: &SearchResponse) -> String {
         a.total_results, a.engine
     );
     for h in &a.results {
-        out.push_str(&h.path);
+        // One line per hit: a name's newline or control is shown escaped (the structured
+        // content carries the path as it is).
+        out.push_str(&escape_controls(&h.path));
         if let Some(l) = h.line {
             let _ = write!(out, ":{l}");
         }
@@ -393,7 +396,7 @@ pub(crate) fn to_text(a: &SearchResponse) -> String {
 }
 
 fn one_line(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
+    escape_controls(&s.split_whitespace().collect::<Vec<_>>().join(" ")).into_owned()
 }
 
 /// `index_status`: [`crate::status::status`] plus what the background build is doing.

@@ -6,6 +6,7 @@
 use std::path::Path;
 
 use super::reply::OmniHit;
+use super::verify::{self, Tally, MIN_CHECKED};
 use crate::core::{
     round_to, FileKind, Filters, Scope, SearchHit, Sort, DEFAULT_MAX_NOTE_BYTES, ENGINE_OMNISEARCH,
 };
@@ -23,28 +24,33 @@ pub(super) struct Shaping<'a> {
 
 /// Scopes and filters client-side (the API has neither), orders, cuts to `limit`, and reads
 /// each note for the excerpt's line, its heading, tags, aliases and time. Also returns how
-/// many hits passed scope and filters before the cut.
+/// many hits passed scope and filters before the cut, and how the hits in scope checked
+/// against this vault's files (see [`verify`]).
 pub(super) fn results(
     vault: &Path,
     hits: Vec<OmniHit>,
     how: Shaping<'_>,
-) -> (Vec<SearchHit>, usize) {
-    // A hit naming no file of this vault is no hit of it (a plugin that omits its vault's name
-    // may answer for another one).
-    let in_scope = hits
-        .into_iter()
-        .filter(|h| how.scope.contains(&h.path))
-        .filter(|h| paths::join_rel(vault, &h.path).exists());
-    // Without filters or a time order, only the notes shown are read.
+) -> (Vec<SearchHit>, usize, Tally) {
+    // Without filters or a time order, only the notes shown are read (and a few more, to
+    // check the reply is this vault's).
     let read_all = !how.filters.is_empty() || how.sort == Sort::Modified;
+    let mut tally = Tally::default();
     let mut out = Vec::new();
     let mut n = 0;
-    for h in in_scope {
-        if !read_all && out.len() >= how.limit {
-            n += 1;
+    for h in hits.into_iter().filter(|h| how.scope.contains(&h.path)) {
+        // A hit naming no file of this vault is no hit of it, and counts against the reply.
+        if !paths::join_rel(vault, &h.path).exists() {
+            tally.count(Some(false));
             continue;
         }
         let kind = FileKind::of_name(&h.path).unwrap_or_default();
+        if !read_all && out.len() >= how.limit {
+            n += 1;
+            if kind == FileKind::Note && tally.decided() < MIN_CHECKED {
+                tally.count(check_only(vault, &h));
+            }
+            continue;
+        }
         let mut hit = SearchHit {
             basename: h.basename,
             kind,
@@ -65,7 +71,10 @@ pub(super) fn results(
         // The plugin's offsets in a canvas or PDF are into text it extracted itself, not into
         // the file: only notes are read back (the others pass no tag or property filter).
         let properties = if kind == FileKind::Note {
-            enrich_from_note(vault, &mut hit, h.offset_utf16)
+            enrich_from_note(vault, &mut hit, h.offset_utf16).map(|(p, verdict)| {
+                tally.count(verdict);
+                p
+            })
         } else {
             None
         };
@@ -81,17 +90,25 @@ pub(super) fn results(
         out.sort_by_key(|h| std::cmp::Reverse(h.modified_ns));
     }
     out.truncate(how.limit);
-    (out, n)
+    (out, n, tally)
+}
+
+/// Checks a hit that is not shown against its note, read as [`enrich_from_note`] reads it.
+fn check_only(vault: &Path, h: &OmniHit) -> Option<bool> {
+    let (bytes, _) = fsread::read_beneath(vault, &h.path, DEFAULT_MAX_NOTE_BYTES).ok()?;
+    verify::excerpt_in(&String::from_utf8_lossy(&bytes), &h.excerpt)
 }
 
 /// Reads the note behind an Omnisearch hit: the line and heading at the plugin's UTF-16 match
-/// offset, the note's tags, aliases and modification time; returns its properties. Leaves
-/// them unknown (and returns `None`) when the note can't be read.
+/// offset, the note's tags, aliases and modification time; returns its properties and whether
+/// the hit's excerpt is in it (see [`verify`]). Leaves them unknown (and returns `None`) when
+/// the note can't be read.
+#[allow(clippy::type_complexity)]
 fn enrich_from_note(
     vault: &Path,
     hit: &mut SearchHit,
     offset_utf16: Option<usize>,
-) -> Option<Vec<(String, Vec<String>)>> {
+) -> Option<(Vec<(String, Vec<String>)>, Option<bool>)> {
     // Read only a file that really lies inside the vault, from the vault's handle: a symlink
     // (of the note or a folder on its way) is never followed, not even one swapped in during
     // the read; not a FIFO or device, not past the note cap: the plugin's path is not trusted
@@ -111,5 +128,5 @@ fn enrich_from_note(
     }
     hit.tags = meta.tags;
     hit.aliases = meta.aliases;
-    Some(meta.properties)
+    Some((meta.properties, verify::excerpt_in(&text, &hit.excerpt)))
 }

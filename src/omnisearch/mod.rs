@@ -10,6 +10,7 @@
 mod client;
 mod enrich;
 mod reply;
+mod verify;
 pub(crate) mod wire;
 
 use crate::core::{EngineError, SearchHit, SearchOptions};
@@ -36,13 +37,28 @@ pub(crate) struct OmniAnswer {
 pub(crate) fn search(opts: &SearchOptions) -> Result<OmniAnswer, EngineError> {
     let hits = query(opts.port, &opts.query, &opts.vault)?;
     let raw = hits.len();
+    let name = hits
+        .iter()
+        .find(|h| !h.vault.is_empty())
+        .map(|h| h.vault.clone());
     let how = enrich::Shaping {
         scope: &opts.scope,
         filters: &opts.filters,
         sort: opts.sort,
         limit: opts.limit,
     };
-    let (hits, in_scope) = enrich::results(&opts.vault, hits, how);
+    let (hits, in_scope, tally) = enrich::results(&opts.vault, hits, how);
+    if tally.refuses() {
+        // The name matched (or the reply gave none), the notes did not: another vault of the
+        // same name, or another server.
+        return Err(EngineError::OmnisearchUnavailable(format!(
+            "Omnisearch answers for another vault{}: {} of its {} hits checked are not in this \
+             vault's notes",
+            name.map(|n| format!(" named {n}")).unwrap_or_default(),
+            tally.failed,
+            tally.decided()
+        )));
+    }
     Ok(OmniAnswer {
         hits,
         raw,

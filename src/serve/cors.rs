@@ -59,9 +59,12 @@ impl Cors {
             .lock()
             .is_ok_and(|mut seen| seen.len() < MAX_LOGGED && seen.insert(origin.to_string()));
         if first {
+            // The header is the requester's text: it must not forge a line of the log or drive
+            // the terminal.
+            let shown = crate::text::terminal::escape_controls(origin);
             eprintln!(
-                "vault-search: refused a browser request from origin {origin:?} \
-                 (--allow-origin {origin} would answer it)"
+                "vault-search: refused a browser request from origin \"{shown}\" \
+                 (--allow-origin {shown} would answer it)"
             );
         }
         Response::error(

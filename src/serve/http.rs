@@ -94,7 +94,8 @@ impl Response {
             status,
             content_type: "application/json",
             headers: Vec::new(),
-            body,
+            // A name or an excerpt with a C1 or bidi control stays harmless on the wire.
+            body: crate::core::escape_json_controls(body),
         }
     }
 

@@ -119,7 +119,7 @@ pub(crate) fn run(opts: ServeOptions) -> Result<()> {
     http::spawn(listeners, http::Limits::default(), handler);
     eprintln!(
         "vault-search: serving {} on http://127.0.0.1:{port}/search?q= (and [::1])",
-        opts.vault.display()
+        crate::text::terminal::escape_controls(&opts.vault.display().to_string())
     );
 
     let cfg = WatchConfig {
@@ -129,7 +129,12 @@ pub(crate) fn run(opts: ServeOptions) -> Result<()> {
         rescan_every: opts.rescan_every,
         pdf: opts.pdf,
     };
-    let warn = |msg: &str| eprintln!("vault-search: {msg}");
+    let warn = |msg: &str| {
+        eprintln!(
+            "vault-search: {}",
+            crate::text::terminal::escape_controls(msg)
+        )
+    };
     // Searches see each commit as soon as it is made, not when the next request opens it.
     watch::run(&cfg, beacon, &state, &stop, &warn, &|| index.reload())?;
     eprintln!("vault-search: stopped");

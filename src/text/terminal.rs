@@ -45,13 +45,57 @@ pub(crate) fn sanitize_for_terminal(s: &str) -> String {
     out
 }
 
+/// `s` with every control character (C0, DEL, C1), bidi control and line or paragraph
+/// separator written as an escape (`\n`, `\t`, `\u{1b}`, `\u{202e}`): a name, an origin or a
+/// path printed as text stays on its line, can't drive the terminal or reorder what is shown,
+/// and the escape shows what was there (where [`sanitize_for_terminal`] drops it).
+#[cfg(any(test, feature = "cli"))]
+pub(crate) fn escape_controls(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.chars().any(is_unsafe) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if is_unsafe(c) => out.push_str(&format!("\\u{{{:x}}}", u32::from(c))),
+            c => out.push(c),
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+#[cfg(any(test, feature = "cli"))]
+fn is_unsafe(c: char) -> bool {
+    c.is_control() || is_bidi_control(c) || matches!(c, '\u{2028}' | '\u{2029}')
+}
+
+/// Bidi embeddings, overrides, isolates and marks: they reorder or hide what follows.
 fn is_bidi_control(c: char) -> bool {
-    matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    matches!(
+        c,
+        '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}' | '\u{61c}'
+    )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn escapes_controls_visibly() {
+        let s = "a\nb\u{1b}[31m\u{9b}c\u{202e}d\u{2028}é";
+        assert_eq!(
+            escape_controls(s),
+            "a\\nb\\u{1b}[31m\\u{9b}c\\u{202e}d\\u{2028}é"
+        );
+        assert!(matches!(
+            escape_controls("plain é"),
+            std::borrow::Cow::Borrowed(_)
+        ));
+    }
 
     #[test]
     fn strips_escapes_and_controls() {
