@@ -778,8 +778,9 @@ fn wildcard_kind_matches(code: &str) -> Vec<usize> {
         }
         let names_kind = arms.iter().collect::<String>().contains("FileKind::");
         let wildcard = (0..arms.len()).any(|k| {
+            // `_` alone, or inside a pattern: `Some(_)`.
             let rest: String = arms[k + 1..].iter().collect();
-            let rest = rest.trim_start();
+            let rest = rest.trim_start().trim_start_matches([')', ' ']);
             arms[k] == '_'
                 && !ident_before(&arms, k)
                 && (rest.starts_with("=>") || rest.starts_with("if "))
@@ -806,5 +807,11 @@ fn the_kind_rule_sees_wildcards_and_only_them() {
     let exhaustive = "match k { FileKind::Pdf => |_| 1, FileKind::Note | FileKind::Canvas => \
                       { match x { _ => 0 } } }";
     assert!(wildcard_kind_matches(exhaustive).is_empty());
+    assert_eq!(
+        wildcard_kind_matches(
+            "match k {\n Some(FileKind::Pdf) => p,\n Some(_) => true,\n None => false }"
+        ),
+        [1]
+    );
     assert!(wildcard_kind_matches("match n { 1 => 0, _ => 1 }").is_empty());
 }

@@ -56,6 +56,14 @@ impl FileKind {
         }
     }
 
+    /// Whether files of this kind are indexed; `pdf`: unless PDFs are left out (`--no-pdf`).
+    pub(crate) fn indexed(self, pdf: bool) -> bool {
+        match self {
+            FileKind::Note | FileKind::Canvas => true,
+            FileKind::Pdf => pdf,
+        }
+    }
+
     /// The flag that sets the size cap of files of this kind.
     pub(crate) fn cap_flag(self) -> &'static str {
         match self {
@@ -138,5 +146,21 @@ mod tests {
         assert_eq!(FileKind::of_name("a.mdx"), None);
         assert_eq!(FileKind::Canvas.strip("board.canvas"), "board");
         assert_eq!(FileKind::Pdf.strip("x.pdf"), "x");
+    }
+
+    #[test]
+    fn what_each_kind_does() {
+        let body = format!("one card{}two card", crate::text::parts::SEPARATOR);
+        let at = body.find("two").unwrap();
+        // A card or page bounds the excerpt; a note's runs on.
+        assert_eq!(FileKind::Canvas.excerpt(&body, at, 0), "two card");
+        assert_eq!(FileKind::Note.excerpt(&body, at, 0), "one card two card");
+        assert_eq!(FileKind::Pdf.page_at(&body, at), Some(2));
+        assert_eq!(FileKind::Canvas.page_at(&body, at), None);
+        // A PDF's text is not Markdown: `%%` is text there.
+        assert_eq!(FileKind::Pdf.excerpt("50 %% off %%", 0, 0), "50 %% off %%");
+        assert_eq!(FileKind::Note.excerpt("50 %% off %%", 0, 0), "50");
+        assert!(FileKind::Canvas.indexed(false) && !FileKind::Pdf.indexed(false));
+        assert_eq!(FileKind::Canvas.cap_flag(), "--max-note-bytes");
     }
 }

@@ -135,11 +135,7 @@ impl Batch {
 /// Is this file indexed (a note, a canvas, or with `pdf` a PDF)? Checked on the raw bytes: no
 /// UTF-8 validation for every entry of every folder.
 pub(crate) fn is_indexed(name: &std::ffi::OsStr, pdf: bool) -> bool {
-    match FileKind::of_bytes(name.as_encoded_bytes()) {
-        Some(FileKind::Pdf) => pdf,
-        Some(_) => true,
-        None => false,
-    }
+    FileKind::of_bytes(name.as_encoded_bytes()).is_some_and(|k| k.indexed(pdf))
 }
 
 /// A directory of the vault.
