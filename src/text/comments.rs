@@ -100,12 +100,11 @@ fn after_code_span(b: &[u8], i: usize) -> usize {
     i + open
 }
 
-/// `s` without what comments hide in it, a stretch cut out of a longer text.
-#[cfg(test)]
-pub(crate) fn strip_cut(s: &str) -> String {
+/// `s` without what comments hide in it (`cut_open`: as for [`hidden`]).
+pub(crate) fn strip(s: &str, cut_open: bool) -> String {
     let mut out = String::with_capacity(s.len());
     let mut at = 0;
-    for (a, z) in hidden(s, 0, s.len(), true) {
+    for (a, z) in hidden(s, 0, s.len(), cut_open) {
         out.push_str(&s[at..a]);
         at = z;
     }
@@ -118,14 +117,7 @@ mod tests {
     use super::*;
 
     fn shown(s: &str) -> String {
-        let mut out = String::new();
-        let mut at = 0;
-        for (a, z) in hidden(s, 0, s.len(), false) {
-            out.push_str(&s[at..a]);
-            at = z;
-        }
-        out.push_str(&s[at..]);
-        out
+        strip(s, false)
     }
 
     #[test]
@@ -160,7 +152,7 @@ mod tests {
 
     #[test]
     fn a_cut_stretch_may_start_inside_a_comment() {
-        assert_eq!(strip_cut("tail --> shown <!-- cut"), " shown ");
+        assert_eq!(strip("tail --> shown <!-- cut", true), " shown ");
         assert_eq!(shown("tail --> shown"), "tail --> shown");
         // Mid-line: the stretch's first line is no line start, so no fence there.
         assert_eq!(hidden("```x %%a%%", 3, 10, false), [(5, 10)]);

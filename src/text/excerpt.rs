@@ -243,14 +243,7 @@ pub(crate) fn clean_html_excerpt(html: &str, markdown: bool) -> String {
     if !markdown {
         return flatten(&text);
     }
-    let mut kept = String::with_capacity(text.len());
-    let mut at = 0;
-    for (a, z) in super::comments::hidden(&text, 0, text.len(), true) {
-        kept.push_str(&text[at..a]);
-        at = z;
-    }
-    kept.push_str(&text[at..]);
-    flatten(&kept)
+    flatten(&super::comments::strip(&text, true))
 }
 
 /// Unescapes the entities an HTML escaper produces: the five named ones, `&nbsp;`, `&apos;` and
