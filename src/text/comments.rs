@@ -53,7 +53,8 @@ pub(crate) fn hidden(text: &str, from: usize, to: usize, cut_open: bool) -> Vec<
             i = after_code_span(b, i);
         } else if b[i..].starts_with(b"<!--") {
             seen_open = true;
-            let end = find(b, i + 4, b"-->").map_or(b.len(), |e| e + 3);
+            // From the opening's own dashes: `<!-->` and `<!--->` are whole (empty) comments.
+            let end = find(b, i + 2, b"-->").map_or(b.len(), |e| e + 3);
             out.push((i, end));
             i = end;
         } else if b[i..].starts_with(b"%%") {
@@ -129,6 +130,7 @@ mod tests {
             shown("no comment -> here --> at all"),
             "no comment -> here --> at all"
         );
+        assert_eq!(shown("a<!-->b<!--->c"), "abc");
     }
 
     #[test]
