@@ -217,7 +217,7 @@ pub(crate) fn utf16_to_byte_offset(text: &str, units: usize) -> Option<usize> {
     (seen >= units).then_some(text.len())
 }
 
-/// Turns Omnisearch's HTML-escaped excerpt into plain text: `<br>` and other tags become spaces,
+/// Turns Omnisearch's HTML-escaped excerpt into plain text: `<br>` and other tags become blanks,
 /// entities are unescaped, whitespace collapses to one line. For `markdown` text the comments
 /// are left out too ([`super::comments`]); the plugin cut the excerpt out of the note, so a
 /// `-->` before any `<!--` ends a comment that began before it.
