@@ -62,11 +62,11 @@ proptest! {
 
     #[test]
     fn excerpts_never_panic(text in nasty(), pos in 0usize..400, floor in 0usize..400) {
-        let e = excerpt::make_excerpt_from(&text, pos, floor);
+        let e = excerpt::make_excerpt_from(&text, pos, floor, true);
         prop_assert!(!e.contains('\n'));
         let _ = excerpt::line_of(&text, pos);
         let _ = excerpt::utf16_to_byte_offset(&text, pos);
-        let cleaned = excerpt::clean_html_excerpt(&text);
+        let cleaned = excerpt::clean_html_excerpt(&text, true);
         prop_assert!(!cleaned.contains('\n'));
     }
 

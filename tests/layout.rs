@@ -794,3 +794,87 @@ fn the_checker_sees_circles_trees_and_literals() {
         vec![(2, "too_many_arguments"), (4, "too_many_arguments")]
     );
 }
+
+/// A `match` over the file kind names every kind: a wildcard arm would take a kind added later
+/// for one of the old ones without a word from the compiler (`core::kind` says why).
+#[test]
+fn matches_over_the_file_kind_name_every_kind() {
+    let mut bad = Vec::new();
+    for f in sources() {
+        for line in wildcard_kind_matches(&f.code) {
+            bad.push(format!("{}:{line}", f.rel));
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "a wildcard arm (`_ =>`) in a match over FileKind; name each kind:\n{}",
+        bad.join("\n")
+    );
+}
+
+/// The lines of the `match`es in `code` whose own arms name a `FileKind::` and hold a `_` arm
+/// (the arms' nested blocks are other matches' business).
+fn wildcard_kind_matches(code: &str) -> Vec<usize> {
+    let chars: Vec<char> = code.chars().collect();
+    let word: Vec<char> = "match".chars().collect();
+    let mut out = Vec::new();
+    for i in 0..chars.len().saturating_sub(word.len()) {
+        let at_word = chars[i..i + word.len()] == word[..]
+            && !ident_before(&chars, i)
+            && chars[i + word.len()].is_whitespace();
+        let Some(open) = (i..chars.len())
+            .find(|&j| chars[j] == '{')
+            .filter(|_| at_word)
+        else {
+            continue;
+        };
+        let close = matching_brace(&chars, open);
+        let mut arms = Vec::new();
+        let mut depth = 0usize;
+        for &c in &chars[open + 1..close.min(chars.len())] {
+            match c {
+                '{' => depth += 1,
+                '}' => depth = depth.saturating_sub(1),
+                _ if depth == 0 => arms.push(c),
+                _ => {}
+            }
+        }
+        let names_kind = arms.iter().collect::<String>().contains("FileKind::");
+        let wildcard = (0..arms.len()).any(|k| {
+            // `_` alone, or inside a pattern: `Some(_)`.
+            let rest: String = arms[k + 1..].iter().collect();
+            let rest = rest.trim_start().trim_start_matches([')', ' ']);
+            arms[k] == '_'
+                && !ident_before(&arms, k)
+                && (rest.starts_with("=>") || rest.starts_with("if "))
+        });
+        if names_kind && wildcard {
+            out.push(chars[..i].iter().filter(|&&c| c == '\n').count() + 1);
+        }
+    }
+    out
+}
+
+#[test]
+fn the_kind_rule_sees_wildcards_and_only_them() {
+    assert_eq!(
+        wildcard_kind_matches(
+            "fn f() {\n    match k {\n        FileKind::Pdf => 1,\n        _ => 2,\n    }\n}"
+        ),
+        [2]
+    );
+    assert_eq!(
+        wildcard_kind_matches("match t { Some(t) if k == FileKind::Note => 1, _ => 2 }"),
+        [1]
+    );
+    let exhaustive = "match k { FileKind::Pdf => |_| 1, FileKind::Note | FileKind::Canvas => \
+                      { match x { _ => 0 } } }";
+    assert!(wildcard_kind_matches(exhaustive).is_empty());
+    assert_eq!(
+        wildcard_kind_matches(
+            "match k {\n Some(FileKind::Pdf) => p,\n Some(_) => true,\n None => false }"
+        ),
+        [1]
+    );
+    assert!(wildcard_kind_matches("match n { 1 => 0, _ => 1 }").is_empty());
+}

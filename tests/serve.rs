@@ -688,3 +688,29 @@ fn the_watcher_keeps_the_recorded_note_cap() {
         "{st:?}"
     );
 }
+
+/// The plugin cuts its excerpt from the note's text as the file holds it, comments included,
+/// so the server's Omnisearch-shaped excerpt keeps them too (the CLI and MCP leave them out of
+/// theirs); its offsets count the note's text, comments and all.
+#[test]
+fn excerpts_keep_comments_as_the_plugin_does() {
+    let env = Env::new();
+    let text = "intro\nthe lynx <!-- aside --> waits %% later %% here\n";
+    env.write("c.md", text);
+    let server = Server::start(&env, &[]);
+    let hits = server.search("waits");
+    assert_eq!(hits.len(), 1, "{hits:?}");
+    let h = &hits[0];
+    assert!(
+        h.excerpt
+            .contains("the lynx &lt;!-- aside --&gt; waits %% later %% here"),
+        "{}",
+        h.excerpt
+    );
+    let utf16: Vec<u16> = text.encode_utf16().collect();
+    let m = &h.matches[0];
+    assert_eq!(
+        String::from_utf16(&utf16[m.offset..m.offset + 5]).unwrap(),
+        "waits"
+    );
+}

@@ -6,6 +6,7 @@
 
 mod agent;
 mod caps;
+mod comments;
 mod extract;
 mod filters;
 mod giant;

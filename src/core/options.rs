@@ -73,8 +73,8 @@ impl Caps {
     /// The size cap of a file of this kind.
     pub(crate) fn max_bytes(&self, kind: crate::core::FileKind) -> u64 {
         match kind {
+            crate::core::FileKind::Note | crate::core::FileKind::Canvas => self.max_note_bytes,
             crate::core::FileKind::Pdf => self.max_pdf_bytes,
-            _ => self.max_note_bytes,
         }
     }
 }

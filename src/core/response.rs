@@ -93,7 +93,8 @@ pub struct SearchHit {
     pub page: Option<u64>,
     /// Engine score, rounded to 2 decimals; comparable only within one response.
     pub score: f64,
-    /// One line of plain text around the first match (`...` where cut).
+    /// One line of plain text around the first match (`...` where cut); a note's or a canvas's
+    /// without the comments Obsidian hides (`<!-- … -->`, `%% … %%`).
     pub excerpt: String,
     /// The engine that produced this hit.
     pub engine: String,

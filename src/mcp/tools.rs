@@ -333,10 +333,8 @@ fn wait_for_first_build(
 }
 
 /// The structured answer plus its one-line-per-hit text.
-fn answer(mut a: SearchResponse) -> CallToolResult {
-    for h in &mut a.results {
-        h.excerpt = super::clean::excerpt(&h.excerpt);
-    }
+fn answer(a: SearchResponse) -> CallToolResult {
+    // The excerpts come without comments from where they are made (`text::comments`).
     let text = to_text(&a);
     let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
     result.structured_content = serde_json::to_value(&a).ok();

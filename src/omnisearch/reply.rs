@@ -4,7 +4,7 @@
 use std::path::{Component, Path};
 
 use super::wire;
-use crate::core::EngineError;
+use crate::core::{EngineError, FileKind};
 use crate::text::{excerpt, stem_of};
 
 /// One hit as the plugin reported it, cleaned.
@@ -45,7 +45,11 @@ pub(crate) fn parse_reply(body: &[u8]) -> Result<Vec<OmniHit>, EngineError> {
         hits.push(OmniHit {
             basename: r.basename.unwrap_or_else(|| stem_of(&r.path)),
             score: r.score,
-            excerpt: excerpt::clean_html_excerpt(&r.excerpt),
+            // Only a note's or a canvas's text is Markdown, with comments to leave out.
+            excerpt: excerpt::clean_html_excerpt(
+                &r.excerpt,
+                FileKind::of_name(&r.path).is_some_and(FileKind::is_markdown),
+            ),
             offset_utf16: r.matches.first().and_then(|m| m.offset),
             found_words,
             vault: r.vault,

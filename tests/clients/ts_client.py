@@ -18,7 +18,7 @@ import subprocess
 import sys
 import tempfile
 
-from support import node_runtime
+from support import TOOLS_JSON, node_runtime, tool_names
 
 PACKAGES = {"@modelcontextprotocol/sdk": "1.32.2", "@modelcontextprotocol/inspector": "2.12.0"}
 NAME = "mcp TypeScript SDK and Inspector CLI"
@@ -84,7 +84,7 @@ def sdk_session(node, prefix, binary, vault, cache):
     # ES modules resolve packages from the script's own folder: run a copy beside node_modules.
     script = os.path.join(prefix, "ts_client.mjs")
     shutil.copyfile(os.path.join(os.path.dirname(os.path.abspath(__file__)), "ts_client.mjs"), script)
-    run = subprocess.run([node, script, binary, vault, cache], capture_output=True, text=True, timeout=180)
+    run = subprocess.run([node, script, binary, vault, cache, TOOLS_JSON], capture_output=True, text=True, timeout=180)
     check(run.returncode == 0, f"the SDK session:\n{run.stderr.strip()}")
 
 
@@ -136,7 +136,7 @@ def text_of(result):
 def inspector_session(inspector):
     tools = inspector.json("--method", "tools/list")["tools"]
     names = sorted(t["name"] for t in tools)
-    check(names == ["index_status", "read_note", "search_notes", "vault_overview"], f"inspector tools: {names}")
+    check(names == tool_names(), f"inspector tools: {names}, not {tool_names()}")
 
     r = inspector.call("search_notes", query="stale daemon", source="local")
     check(r["structuredContent"]["results"][0]["path"] == "Dev/kotlin.md", f"inspector search: {r}")

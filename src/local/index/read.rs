@@ -24,11 +24,7 @@ pub(in crate::local) enum Unread {
 
 /// The reason given for a file over its cap.
 pub(in crate::local) fn too_large(cap: u64, kind: FileKind) -> String {
-    let flag = match kind {
-        FileKind::Pdf => "--max-pdf-bytes",
-        _ => "--max-note-bytes",
-    };
-    format!("larger than {cap} bytes (see {flag})")
+    format!("larger than {cap} bytes (see {})", kind.cap_flag())
 }
 
 /// Reads a listed file of at most `cap` bytes; why, when it can't. A file whose size (the

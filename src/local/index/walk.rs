@@ -138,14 +138,7 @@ impl Batch {
 /// them, so search never shows what the vault's own app and reader don't.
 pub(crate) fn is_indexed(name: &std::ffi::OsStr, pdf: bool) -> bool {
     let bytes = name.as_encoded_bytes();
-    if bytes.first() == Some(&b'.') {
-        return false;
-    }
-    match FileKind::of_bytes(bytes) {
-        Some(FileKind::Pdf) => pdf,
-        Some(_) => true,
-        None => false,
-    }
+    bytes.first() != Some(&b'.') && FileKind::of_bytes(bytes).is_some_and(|k| k.indexed(pdf))
 }
 
 /// A directory of the vault.

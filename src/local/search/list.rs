@@ -15,7 +15,7 @@ use crate::core::{rfc3339, FileKind, SearchHit, ENGINE_LOCAL};
 use crate::local::analyzer;
 use crate::local::schema::Fields;
 use crate::local::stored::Stored;
-use crate::text::{excerpt, note, parts, stem_of};
+use crate::text::{excerpt, note, stem_of};
 
 /// The notes that pass every filter, newest first, at most `limit`.
 pub(in crate::local) fn newest(
@@ -65,31 +65,20 @@ pub(in crate::local) fn newest(
         let meta = note::parse(body);
         let pos = first_text(body, meta.body_start);
         let kind = FileKind::of_name(&path).unwrap_or_default();
-        let (excerpt, line, page) = match kind {
-            FileKind::Note => (
-                excerpt::make_excerpt_from(body, pos, meta.body_start),
-                Some(excerpt::line_of(body, pos)),
-                None,
-            ),
-            // The first card or page.
-            FileKind::Canvas | FileKind::Pdf => {
-                let (from, to) = parts::bounds(body, pos);
-                let cut = excerpt::make_excerpt_from(&body[..to], pos, from);
-                (cut, None, (kind == FileKind::Pdf).then_some(1))
-            }
-        };
+        // A canvas's first card, a PDF's first page.
         out.push(SearchHit {
             basename: stem_of(&path),
             path,
             kind,
-            page,
+            page: kind.page_at(body, pos),
             score: 0.0,
-            excerpt,
+            excerpt: kind.excerpt(body, pos, meta.body_start),
             engine: ENGINE_LOCAL.into(),
-            line,
-            heading: match kind {
-                FileKind::Pdf => None,
-                _ => note::heading_at(&meta, pos),
+            line: kind.text_is_file().then(|| excerpt::line_of(body, pos)),
+            heading: if kind.has_headings() {
+                note::heading_at(&meta, pos)
+            } else {
+                None
             },
             tags: meta.tags,
             aliases: meta.aliases,

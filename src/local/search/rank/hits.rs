@@ -12,7 +12,7 @@ use crate::core::{round_to, FileKind, SearchHit, ENGINE_LOCAL};
 use crate::local::search::show;
 use crate::local::search::window::{Occ, Window};
 use crate::local::stored::{self, Stored};
-use crate::text::{excerpt, parts, stem_of};
+use crate::text::stem_of;
 
 /// The hit of each `scored` candidate, in that order.
 pub(super) fn build(
@@ -103,34 +103,16 @@ fn stored_hit(
     let modified_ns = stored::mtime_of(searcher, fields, addr);
     let (matched, highlight) = matched_terms(cx.terms, hits);
     let kind = FileKind::of_name(&path).unwrap_or_default();
-    // A canvas's card or a PDF's page bounds the excerpt: it never mixes two of them.
-    let (excerpt, line, page) = match kind {
-        FileKind::Note => (
-            excerpt::make_excerpt_from(body, pos, shown.text_start),
-            Some(shown.spot.line),
-            None,
-        ),
-        FileKind::Canvas | FileKind::Pdf => {
-            let (from, to) = parts::bounds(body, pos);
-            let cut = excerpt::make_excerpt_from(&body[..to], pos, from);
-            // A line of the text made from a board or a PDF points nowhere in the file.
-            let page = (kind == FileKind::Pdf).then(|| parts::number_at(body, pos));
-            (cut, None, page)
-        }
-    };
     Ok(SearchHit {
         basename: stem_of(&path),
         path,
         kind,
-        page,
+        page: kind.page_at(body, pos),
         score: round_to(score, 2),
         engine: ENGINE_LOCAL.into(),
-        excerpt,
-        line,
-        heading: match kind {
-            FileKind::Pdf => None,
-            _ => shown.spot.heading,
-        },
+        excerpt: kind.excerpt(body, pos, shown.text_start),
+        line: kind.text_is_file().then_some(shown.spot.line),
+        heading: shown.spot.heading.filter(|_| kind.has_headings()),
         // From the stored fields: parsing the note again would read all of it.
         tags: doc.tags(),
         aliases: doc.aliases().map(str::to_string).collect(),

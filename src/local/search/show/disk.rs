@@ -32,6 +32,9 @@ pub(crate) const DISK_MIN_BYTES: u64 = 64 * 1024;
 /// Bytes read on each side of the passage's stretch: more than an excerpt's context in
 /// characters of up to four bytes.
 const MARGIN: u64 = 1024;
+// The excerpt reads this far around the match for comments: the window has to hold it (the
+// window's start may move up to three bytes on to a char boundary).
+const _: () = assert!(MARGIN as usize >= excerpt::COMMENT_CONTEXT + 4);
 /// A stretch between two checkpoints longer than this (text without spaces) is not read.
 const MAX_STRETCH: u64 = 256 * 1024;
 
@@ -212,7 +215,7 @@ fn show_in_file(
         spot.heading = (at == h).then(|| heading_text(&line, 0)).flatten();
     }
     let floor = if text_start >= wstart { local_start } else { 0 };
-    let excerpt = excerpt::make_excerpt_from(&text, spot.offset, floor);
+    let excerpt = excerpt::make_excerpt_from(&text, spot.offset, floor, true);
     spot.offset += wstart as usize;
     Some((spot, excerpt))
 }
