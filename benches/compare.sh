@@ -34,8 +34,8 @@ for tool in hyperfine rg python3; do command -v "$tool" >/dev/null || missing="$
 [ -z "$missing" ] || die "missing:$missing (Debian: apt-get install hyperfine ripgrep python3)"
 HERE="$(cd "$(dirname "$0")/.." && pwd)"
 if [ -z "$BIN" ]; then
-    BIN="$HERE/target/dist/vault-search"
-    [ -x "$BIN" ] || die "build it first: cargo build --profile dist (or pass --bin)"
+    BIN="$HERE/target/release/vault-search"
+    [ -x "$BIN" ] || die "build it first: cargo build --release (or pass --bin)"
 fi
 if [ -n "$PY" ] && [ ! -f "$PY" ]; then
     echo "note: $PY not found; skipping the Python original" >&2; PY=""

@@ -21,8 +21,8 @@ while [ $# -gt 0 ]; do
     esac
 done
 [ -d "$VAULT" ] || die "give a vault directory"
-BIN="${BIN:-target/dist/vault-search}"
-[ -x "$BIN" ] || die "no binary at $BIN (cargo build --profile dist)"
+BIN="${BIN:-target/release/vault-search}"
+[ -x "$BIN" ] || die "no binary at $BIN (cargo build --release)"
 HERE="$(cd "$(dirname "$0")" && pwd)"
 RUNS="${VS_BENCH_RUNS:-60}"
 TMP="$(mktemp -d)"

@@ -22,8 +22,8 @@ while [ $# -gt 0 ]; do
     esac
 done
 [ -n "$VAULT" ] || die "give a vault directory"
-BIN="${BIN:-target/dist/vault-search}"
-[ -x "$BIN" ] || die "no binary at $BIN (cargo build --profile dist)"
+BIN="${BIN:-target/release/vault-search}"
+[ -x "$BIN" ] || die "no binary at $BIN (cargo build --release)"
 command -v python3 >/dev/null || die "python3 not found"
 HERE="$(cd "$(dirname "$0")" && pwd)"
 RUNS="${VS_BENCH_RUNS:-150}"
