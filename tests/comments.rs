@@ -80,7 +80,8 @@ fn a_canvas_cards_comments_are_left_out() {
 #[test]
 fn omnisearch_excerpts_leave_out_comments_of_notes_only() {
     let env = Env::new();
-    env.write("a.md", "x\n");
+    // The note holds what the plugin cut its excerpt from (the reply is checked against it).
+    env.write("a.md", "kiwi <!-- hush --> fruit %% aside %%\nmore\n");
     env.write("b.pdf", "not read\n");
     let body = json!([
         omni_hit(

@@ -13,6 +13,7 @@
 //! since the plugin indexed it) costs only a fallback to the local engine, which answers from
 //! the files as they are now.
 
+use crate::text::comments;
 use unicode_normalization::UnicodeNormalization;
 
 /// At least this many notes are read to check a reply, even when fewer are shown: one note
@@ -54,12 +55,19 @@ impl Tally {
 /// ends, HTML-escapes it and turns newlines into `<br>`; our cleaning turns those back and
 /// flattens whitespace. Both sides are compared folded to their letters and digits, without
 /// diacritics, lowercased: what survives every one of those steps in the same order.
+///
+/// Our cleaning also leaves out the comments Obsidian hides (`<!-- … -->`, `%% … %%`), which the
+/// plugin's excerpt keeps: an excerpt that is not in the note as written is looked for in the
+/// note without its comments too, so a comment beside the match never refuses an honest reply.
 pub(super) fn excerpt_in(note: &str, excerpt: &str) -> Option<bool> {
     let want = fold(excerpt);
     if want.is_empty() {
         return None;
     }
-    Some(fold(note).contains(&want))
+    let found = fold(note).contains(&want)
+        || ((note.contains("%%") || note.contains("<!--"))
+            && fold(&comments::strip(note, false)).contains(&want));
+    Some(found)
 }
 
 fn fold(s: &str) -> String {
@@ -88,6 +96,14 @@ mod tests {
         assert_eq!(excerpt_in(note, "Title The CAFÉ"), Some(true));
         assert_eq!(excerpt_in(note, "another vault's text"), Some(false));
         assert_eq!(excerpt_in(note, "… <> …"), None);
+    }
+
+    #[test]
+    fn an_excerpt_without_the_notes_comments_checks_out() {
+        let note = "kiwi <!-- hush --> fruit %% aside\nstill aside %%\nmore\n";
+        assert_eq!(excerpt_in(note, "kiwi fruit more"), Some(true));
+        assert_eq!(excerpt_in(note, "kiwi hush fruit"), Some(true));
+        assert_eq!(excerpt_in(note, "kiwi more"), Some(false));
     }
 
     #[test]
