@@ -509,3 +509,28 @@ fn serve_reads_back_and_follows_a_note_whose_name_is_not_utf8() {
     std::fs::remove_file(&p).unwrap();
     until("removed", &|| search("quasar").is_empty());
 }
+
+/// Omnisearch names a note by its name itself: a name holding U+EF80 (one of the escapes) is
+/// read from disk in the index's spelling, and shown in it, so `read_note` opens that hit too.
+#[cfg(unix)]
+#[test]
+fn an_omnisearch_hit_is_shown_in_the_index_spelling() {
+    let env = Env::new();
+    env.write("\u{ef80} icon.md", "zephyr with an icon\n");
+    env.write("plain.md", "zephyr plain\n");
+    let body = json!([
+        omni_hit(9.0, "\u{ef80} icon.md", "zephyr with an icon", None),
+        omni_hit(8.0, "plain.md", "zephyr plain", None),
+    ]);
+    let server = MockServer::start(Reply::Json(body.to_string()));
+    let r = search(&env, server.port, &["zephyr"]);
+    assert_eq!(r.engine, "omnisearch", "{:?}", r.fallback_reason);
+    let paths: Vec<&str> = r.results.iter().map(|h| h.path.as_str()).collect();
+    assert_eq!(paths, ["\u{efee}\u{efbe}\u{ef80} icon.md", "plain.md"]);
+    // Read from disk: the time comes from the file.
+    assert!(r.results.iter().all(|h| h.modified.is_some()), "{r:?}");
+    let mut s = crate::mcp::Session::ready(&env, &[]);
+    let r = s.call("read_note", json!({ "path": paths[0] }));
+    assert!(!crate::mcp::is_error(&r), "{r}");
+    assert!(crate::mcp::text(&r).contains("zephyr with an icon"));
+}
