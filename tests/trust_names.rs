@@ -156,6 +156,24 @@ fn get(port: u16, path: &str, headers: &[(&str, &str)]) -> (u16, String) {
     (status, body)
 }
 
+/// `serve` on a free port for `env`, and the lines it writes to stderr.
+#[cfg(unix)]
+fn serve(
+    env: &Env,
+) -> (
+    crate::util::ServerProcess,
+    std::sync::mpsc::Receiver<String>,
+) {
+    let mut child = crate::util::ServerProcess::spawn(
+        env.cmd()
+            .args(["serve", "--port", "0"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped()),
+    );
+    let rx = crate::util::read_lines(child.stderr.take().unwrap());
+    (child, rx)
+}
+
 /// No raw control, C1 or bidi character in text that is shown or sent as JSON.
 #[cfg(unix)]
 fn assert_no_raw_controls(what: &str, text: &str) {
@@ -173,7 +191,7 @@ fn assert_no_raw_controls(what: &str, text: &str) {
 #[cfg(unix)]
 #[test]
 fn controls_in_names_origins_and_paths_are_escaped() {
-    use crate::util::{assert_ok, read_lines, stdout, ServerProcess};
+    use crate::util::{assert_ok, stdout};
     let mut env = Env::new();
     env.vault = env.root.path().join("va\nult\u{202e}");
     let odd = "a\nb\u{9b}31m\u{202e}.md";
@@ -234,13 +252,7 @@ fn controls_in_names_origins_and_paths_are_escaped() {
     drop(s);
 
     // serve: the start line and a refused Origin's log line are escaped, its JSON is safe.
-    let mut child = ServerProcess::spawn(
-        env.cmd()
-            .args(["serve", "--port", "0"])
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::piped()),
-    );
-    let rx = read_lines(child.stderr.take().unwrap());
+    let (_child, rx) = serve(&env);
     let next = || {
         rx.recv_timeout(std::time::Duration::from_secs(30))
             .expect("a line from serve")
@@ -457,7 +469,6 @@ fn a_changed_then_deleted_note_whose_name_is_not_utf8_is_updated_then_removed() 
 #[cfg(target_os = "linux")]
 #[test]
 fn serve_reads_back_and_follows_a_note_whose_name_is_not_utf8() {
-    use crate::util::{read_lines, ServerProcess};
     #[derive(serde::Deserialize)]
     struct Item {
         path: String,
@@ -466,13 +477,7 @@ fn serve_reads_back_and_follows_a_note_whose_name_is_not_utf8() {
     let env = Env::new();
     env.write("plain.md", "nothing here\n");
     let p = write_raw(&env, b"caf\xe9.md", "zephyr in latin one\n");
-    let mut child = ServerProcess::spawn(
-        env.cmd()
-            .args(["serve", "--port", "0"])
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::piped()),
-    );
-    let rx = read_lines(child.stderr.take().unwrap());
+    let (_child, rx) = serve(&env);
     let port: u16 = loop {
         let line = rx
             .recv_timeout(std::time::Duration::from_secs(30))
