@@ -370,6 +370,33 @@ mod tests {
         }
     }
 
+    /// A folder and a note whose names are not UTF-8 are opened by their spelling (see
+    /// `paths::namebytes`), through the kept folder too; the U+FFFD of a lossy spelling names
+    /// no file.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn opens_names_that_are_not_utf8_by_their_spelling() {
+        use std::os::unix::ffi::OsStrExt;
+        let dir = tempfile::tempdir().unwrap();
+        let folder = dir.path().join(std::ffi::OsStr::from_bytes(b"d\xfcr"));
+        std::fs::create_dir(&folder).unwrap();
+        std::fs::write(
+            folder.join(std::ffi::OsStr::from_bytes(b"caf\xe9.md")),
+            "one",
+        )
+        .unwrap();
+        std::fs::write(folder.join("plain.md"), "two").unwrap();
+        let spelt = "d\u{effc}r/caf\u{efe9}.md";
+        assert_eq!(read_beneath(dir.path(), spelt, 10).unwrap().0, b"one");
+        let mut b = Beneath::new(dir.path());
+        assert_eq!(b.read("d\u{effc}r/plain.md", 10).unwrap().0, b"two");
+        assert_eq!(b.read(spelt, 10).unwrap().0, b"one");
+        assert!(matches!(
+            b.read("d\u{fffd}r/caf\u{fffd}.md", 10),
+            Err(Refused::Io(_))
+        ));
+    }
+
     #[test]
     fn opens_beneath_the_root_without_following_a_symlink_on_the_way() {
         let dir = tempfile::tempdir().unwrap();
