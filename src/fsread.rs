@@ -28,6 +28,9 @@ use std::fs::{File, Metadata};
 use std::io::{self, Read};
 use std::path::Path;
 
+#[cfg(unix)]
+use crate::paths::namebytes::unspell;
+
 /// Why a file was not read.
 #[derive(Debug)]
 pub(crate) enum Refused {
@@ -81,8 +84,9 @@ pub(crate) fn open_regular(path: &Path) -> Result<(File, Metadata), Refused> {
     Ok((file, md))
 }
 
-/// Opens the regular file at `rel` (`/`-separated, relative) inside `root`, following no
-/// symlink on the way (see the module doc); `..`, a root or a drive in `rel` are refused.
+/// Opens the regular file at `rel` (`/`-separated, relative, each name read back from its
+/// spelling: see [`crate::paths::namebytes`]) inside `root`, following no symlink on the way
+/// (see the module doc); `..`, a root or a drive in `rel` are refused.
 pub(crate) fn open_beneath(root: &Path, rel: &str) -> Result<(File, Metadata), Refused> {
     let parts: Vec<&str> = rel
         .split('/')
@@ -98,8 +102,8 @@ pub(crate) fn open_beneath(root: &Path, rel: &str) -> Result<(File, Metadata), R
     }
     #[cfg(unix)]
     {
-        let dir = unix::open_folder(root, folders.iter().copied())?;
-        unix::open_in(&dir, *last)
+        let dir = unix::open_folder(root, folders.iter().map(|f| unspell(f)))?;
+        unix::open_in(&dir, unspell(last))
     }
     #[cfg(not(unix))]
     {
@@ -134,12 +138,13 @@ impl<'a> Beneath<'a> {
         read_capped(file, md, cap)
     }
 
-    /// [`read_regular`] of `path`, a file below the root whose name is not UTF-8 (so no
-    /// `/`-separated `rel` spells it): opened folder by folder from the root by its raw
-    /// components, as [`Beneath::open`] opens the others, so a folder on its way swapped for a
-    /// symlink is refused too. Not through the kept folder: such names are rare. On Windows,
-    /// where a name reaches here only with an unpaired surrogate, `read_regular` of the path
-    /// (see the module doc: the folders on the way are not checked there).
+    /// [`read_regular`] of `path`, a file below the root whose name is not UTF-8 (on Windows
+    /// no `/`-separated `rel` spells it, see [`crate::paths::namebytes`]): opened folder by
+    /// folder from the root by its raw components, as [`Beneath::open`] opens the others, so
+    /// a folder on its way swapped for a symlink is refused too. Not through the kept folder:
+    /// such names are rare. On Windows, where a name reaches here only with an unpaired
+    /// surrogate, `read_regular` of the path (see the module doc: the folders on the way are
+    /// not checked there).
     pub(crate) fn read_raw(
         &mut self,
         path: &Path,
@@ -189,12 +194,12 @@ impl<'a> Beneath<'a> {
                 Some((f, dir)) if f == folder => &*dir,
                 slot => {
                     *slot = None;
-                    let parts = folder.split('/').filter(|p| !p.is_empty());
+                    let parts = folder.split('/').filter(|p| !p.is_empty()).map(unspell);
                     let dir = unix::open_folder(self.root, parts)?;
                     &slot.insert((folder.to_string(), dir)).1
                 }
             };
-            unix::open_in(dir, name)
+            unix::open_in(dir, unspell(name))
         }
         #[cfg(not(unix))]
         {
@@ -363,6 +368,33 @@ mod tests {
             assert_eq!(read("a/b/n.md").unwrap(), b"one");
             assert!(matches!(read("c/outside.md"), Err(Refused::NotRegular)));
         }
+    }
+
+    /// A folder and a note whose names are not UTF-8 are opened by their spelling (see
+    /// `paths::namebytes`), through the kept folder too; the U+FFFD of a lossy spelling names
+    /// no file.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn opens_names_that_are_not_utf8_by_their_spelling() {
+        use std::os::unix::ffi::OsStrExt;
+        let dir = tempfile::tempdir().unwrap();
+        let folder = dir.path().join(std::ffi::OsStr::from_bytes(b"d\xfcr"));
+        std::fs::create_dir(&folder).unwrap();
+        std::fs::write(
+            folder.join(std::ffi::OsStr::from_bytes(b"caf\xe9.md")),
+            "one",
+        )
+        .unwrap();
+        std::fs::write(folder.join("plain.md"), "two").unwrap();
+        let spelt = "d\u{effc}r/caf\u{efe9}.md";
+        assert_eq!(read_beneath(dir.path(), spelt, 10).unwrap().0, b"one");
+        let mut b = Beneath::new(dir.path());
+        assert_eq!(b.read("d\u{effc}r/plain.md", 10).unwrap().0, b"two");
+        assert_eq!(b.read(spelt, 10).unwrap().0, b"one");
+        assert!(matches!(
+            b.read("d\u{fffd}r/caf\u{fffd}.md", 10),
+            Err(Refused::Io(_))
+        ));
     }
 
     #[test]

@@ -9,15 +9,20 @@
 //!   file, which is also what users see in messages, config snippets and the skill.
 //! - On Unix both are the std functions' results: `/` already is the separator, and
 //!   `canonicalize` has no other form.
+//!
+//! A name that is not UTF-8 has a spelling of its own in a note path ([`namebytes`]); the
+//! functions here that turn a note path into a file path read it back.
 
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
+pub(crate) mod namebytes;
+
 /// `root` joined with the `/`-separated vault-relative `rel`, one component at a time (empty
-/// and `.` segments skipped). The caller has checked `rel` for `..` and roots where that
-/// matters. On Windows a name that the plain path syntax would change (see [`verbatim`]) makes
-/// the whole path verbatim.
+/// and `.` segments skipped), each read back from its spelling (see [`namebytes`]). The caller
+/// has checked `rel` for `..` and roots where that matters. On Windows a name that the plain
+/// path syntax would change (see [`verbatim`]) makes the whole path verbatim.
 pub(crate) fn join_rel(root: &Path, rel: &str) -> PathBuf {
     let segs = rel.split('/').filter(|s| !s.is_empty() && *s != ".");
     let mut p = if cfg!(windows) && segs.clone().any(|s| !plain_name_ok(s)) {
@@ -26,7 +31,7 @@ pub(crate) fn join_rel(root: &Path, rel: &str) -> PathBuf {
         root.to_path_buf()
     };
     for seg in segs {
-        p.push(seg);
+        p.push(&*namebytes::unspell(seg));
     }
     p
 }
@@ -89,7 +94,7 @@ pub(crate) fn as_on_disk(vault: &Path, rel: &str) -> String {
         let mut exact = false;
         let mut folded: Vec<String> = Vec::new();
         for e in entries.flatten() {
-            let name = e.file_name().to_string_lossy().into_owned();
+            let name = namebytes::spell(&e.file_name()).into_owned();
             if name == seg {
                 exact = true;
                 break;
@@ -103,7 +108,7 @@ pub(crate) fn as_on_disk(vault: &Path, rel: &str) -> String {
             (false, 1) => folded.remove(0),
             _ => return rel.to_string(),
         };
-        dir.push(&name);
+        dir.push(&*namebytes::unspell(&name));
         out.push(name);
     }
     out.join("/")
@@ -131,7 +136,7 @@ pub(crate) fn real_root(root: &Path) -> std::io::Result<PathBuf> {
 
 // Only the front-ends that read notes by a path a client names use it.
 #[cfg(any(feature = "mcp", feature = "serve"))]
-/// The real path of `rel` (`/`-separated) inside the folder whose [`real_root`] is `real_root`,
+/// The real path of `rel` (`/`-separated, spelt as [`namebytes`] says) inside the folder whose [`real_root`] is `real_root`,
 /// symlinks followed; `None` when that leads out of it. With no symlink (nor junction) on the
 /// way the path is its own real path, inside by construction; only one through a link is
 /// resolved with `fs::canonicalize` and compared with `real_root` in the same spelling (on
@@ -142,7 +147,7 @@ pub(crate) fn real_inside(real_root: &Path, rel: &str) -> std::io::Result<Option
     let mut path = real_root.to_path_buf();
     let mut linked = false;
     for seg in rel.split('/').filter(|s| !s.is_empty() && *s != ".") {
-        path.push(seg);
+        path.push(&*namebytes::unspell(seg));
         linked = linked || std::fs::symlink_metadata(&path)?.file_type().is_symlink();
     }
     if linked {

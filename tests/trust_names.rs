@@ -156,6 +156,24 @@ fn get(port: u16, path: &str, headers: &[(&str, &str)]) -> (u16, String) {
     (status, body)
 }
 
+/// `serve` on a free port for `env`, and the lines it writes to stderr.
+#[cfg(unix)]
+fn serve(
+    env: &Env,
+) -> (
+    crate::util::ServerProcess,
+    std::sync::mpsc::Receiver<String>,
+) {
+    let mut child = crate::util::ServerProcess::spawn(
+        env.cmd()
+            .args(["serve", "--port", "0"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped()),
+    );
+    let rx = crate::util::read_lines(child.stderr.take().unwrap());
+    (child, rx)
+}
+
 /// No raw control, C1 or bidi character in text that is shown or sent as JSON.
 #[cfg(unix)]
 fn assert_no_raw_controls(what: &str, text: &str) {
@@ -173,7 +191,7 @@ fn assert_no_raw_controls(what: &str, text: &str) {
 #[cfg(unix)]
 #[test]
 fn controls_in_names_origins_and_paths_are_escaped() {
-    use crate::util::{assert_ok, read_lines, stdout, ServerProcess};
+    use crate::util::{assert_ok, stdout};
     let mut env = Env::new();
     env.vault = env.root.path().join("va\nult\u{202e}");
     let odd = "a\nb\u{9b}31m\u{202e}.md";
@@ -234,13 +252,7 @@ fn controls_in_names_origins_and_paths_are_escaped() {
     drop(s);
 
     // serve: the start line and a refused Origin's log line are escaped, its JSON is safe.
-    let mut child = ServerProcess::spawn(
-        env.cmd()
-            .args(["serve", "--port", "0"])
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::piped()),
-    );
-    let rx = read_lines(child.stderr.take().unwrap());
+    let (_child, rx) = serve(&env);
     let next = || {
         rx.recv_timeout(std::time::Duration::from_secs(30))
             .expect("a line from serve")
@@ -352,24 +364,178 @@ fn mcp_arguments_over_their_caps_are_refused() {
     assert!(!crate::mcp::is_error(&r), "{r}");
 }
 
-/// A note whose name is not UTF-8 is listed with U+FFFD for its bad byte; read_note can't open
-/// that spelling yet and says why, rather than "no note".
+/// Writes `content` to the vault file whose path is `name`'s bytes (creating folders).
+#[cfg(target_os = "linux")]
+fn write_raw(env: &Env, name: &[u8], content: &str) -> std::path::PathBuf {
+    use std::os::unix::ffi::OsStrExt;
+    let p = env.vault.join(std::ffi::OsStr::from_bytes(name));
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(&p, content).unwrap();
+    p
+}
+
+/// Names that are not UTF-8 (a Latin-1 note, a Latin-1 folder, a lone byte 0x80) and a name
+/// holding U+EF80 itself: each is listed under a spelling of its own (a bad byte `b` as
+/// U+EF00+`b`, the three bytes of a literal U+EF80 likewise), which `--json` writes as the
+/// characters themselves, and `read_note` opens exactly that note by the path search gave.
 #[cfg(target_os = "linux")]
 #[test]
-fn a_name_that_is_not_utf8_is_said_to_be_unreadable_yet() {
-    use std::os::unix::ffi::OsStrExt;
+fn names_that_are_not_utf8_are_listed_in_a_spelling_read_note_opens() {
+    use crate::util::{assert_ok, stdout};
     let env = crate::mcp::vault();
-    let name = std::ffi::OsStr::from_bytes(b"caf\xe9 kotlin.md");
-    std::fs::write(env.vault.join(name), "kotlin in latin-1\n").unwrap();
+    let notes: [(&[u8], &str, &str); 4] = [
+        (b"caf\xe9 kotlin.md", "caf\u{efe9} kotlin.md", "latin one"),
+        (b"d\xfcr/inner.md", "d\u{effc}r/inner.md", "latin folder"),
+        (b"\x80.md", "\u{ef80}.md", "lone byte"),
+        (
+            "\u{ef80}.md".as_bytes(),
+            "\u{efee}\u{efbe}\u{ef80}.md",
+            "literal escape",
+        ),
+    ];
+    for (name, _, words) in notes {
+        write_raw(&env, name, &format!("zephyr {words}\n"));
+    }
+    let mut want: Vec<&str> = notes.iter().map(|n| n.1).collect();
+    want.sort_unstable();
+
+    let out = env.run(&["--json", "--source", "local", "-n", "20", "zephyr"]);
+    assert_ok(&out);
+    let raw = stdout(&out);
+    let r: vault_search::SearchResponse = serde_json::from_str(&raw).unwrap();
+    let mut got: Vec<&str> = r.results.iter().map(|h| h.path.as_str()).collect();
+    got.sort_unstable();
+    assert_eq!(got, want, "{raw}");
+    // The escapes are characters like any other, not controls: written as they are.
+    for spelt in &want {
+        assert!(raw.contains(&format!("\"{spelt}\"")), "{spelt:?}: {raw}");
+    }
+
     let mut s = crate::mcp::Session::ready(&env, &[]);
-    let r = s.call("search_notes", json!({"query": "latin", "source": "local"}));
-    let listed = crate::mcp::structured(&r).results[0].path.clone();
-    assert_eq!(listed, "caf\u{fffd} kotlin.md");
-    let r = s.call("read_note", json!({"path": listed}));
-    assert!(crate::mcp::is_error(&r), "{r}");
-    let text = crate::mcp::text(&r);
-    assert!(
-        text.contains("not UTF-8") && text.contains("can't open yet"),
-        "{text}"
+    let r = s.call(
+        "search_notes",
+        json!({"query": "zephyr", "source": "local", "limit": 20}),
     );
+    let mut listed: Vec<String> = crate::mcp::structured(&r)
+        .results
+        .into_iter()
+        .map(|h| h.path)
+        .collect();
+    listed.sort_unstable();
+    assert_eq!(listed, want);
+    for (_, spelt, words) in notes {
+        let r = s.call("read_note", json!({ "path": spelt }));
+        assert!(!crate::mcp::is_error(&r), "{spelt:?}: {r}");
+        let text = crate::mcp::text(&r);
+        assert!(
+            text.contains(&format!("1\tzephyr {words}")),
+            "{spelt:?}: {text}"
+        );
+    }
+    let r = s.call("read_note", json!({ "paths": want }));
+    assert!(!crate::mcp::is_error(&r), "{r}");
+    let text = crate::mcp::text(&r);
+    for (_, spelt, words) in notes {
+        assert!(
+            text.contains(&format!("zephyr {words}")),
+            "{spelt:?}: {text}"
+        );
+    }
+    assert!(!text.contains("no note"), "{text}");
+}
+
+/// A note whose name is not UTF-8, changed and then deleted: `index` updates it under its
+/// spelling and then removes it, leaving no second copy and no ghost.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_changed_then_deleted_note_whose_name_is_not_utf8_is_updated_then_removed() {
+    let env = Env::new();
+    env.write("plain.md", "zephyr plain\n");
+    let p = write_raw(&env, b"caf\xe9.md", "zephyr old words\n");
+    assert_eq!(env.index_json(&[]).notes, 2);
+    assert_eq!(env.local_paths("old"), ["caf\u{efe9}.md"]);
+    std::fs::write(&p, "zephyr new words, a longer note\n").unwrap();
+    assert_eq!(env.index_json(&[]).notes, 2);
+    assert_eq!(env.local_paths("new"), ["caf\u{efe9}.md"]);
+    assert!(env.local_paths("old").is_empty());
+    std::fs::remove_file(&p).unwrap();
+    let r = env.index_json(&[]);
+    assert_eq!((r.notes, r.removed), (1, 1));
+    assert_eq!(env.local_paths("zephyr"), ["plain.md"]);
+}
+
+/// `serve` lists a note whose name is not UTF-8 in its spelling, reads it back for the
+/// plugin's matches, and follows its change and deletion through the watcher.
+#[cfg(target_os = "linux")]
+#[test]
+fn serve_reads_back_and_follows_a_note_whose_name_is_not_utf8() {
+    #[derive(serde::Deserialize)]
+    struct Item {
+        path: String,
+        matches: Vec<serde_json::Value>,
+    }
+    let env = Env::new();
+    env.write("plain.md", "nothing here\n");
+    let p = write_raw(&env, b"caf\xe9.md", "zephyr in latin one\n");
+    let (_child, rx) = serve(&env);
+    let port: u16 = loop {
+        let line = rx
+            .recv_timeout(std::time::Duration::from_secs(30))
+            .expect("a line from serve");
+        if let Some(rest) = line.split("http://127.0.0.1:").nth(1) {
+            break rest.split('/').next().unwrap().parse().unwrap();
+        }
+    };
+    let search = |q: &str| -> Vec<Item> {
+        let (status, body) = get(port, &format!("/search?q={q}"), &[]);
+        if status != 200 {
+            return Vec::new();
+        }
+        serde_json::from_str(&body).unwrap()
+    };
+    let until = |what: &str, cond: &dyn Fn() -> bool| {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while !cond() {
+            assert!(std::time::Instant::now() < deadline, "never {what}");
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    };
+    let only = |q: &str| -> Option<Item> {
+        let mut hits = search(q);
+        (hits.len() == 1).then(|| hits.remove(0))
+    };
+    until("listed and read back", &|| {
+        only("zephyr").is_some_and(|h| h.path == "caf\u{efe9}.md" && !h.matches.is_empty())
+    });
+    std::fs::write(&p, "quasar now, a longer note\n").unwrap();
+    until("changed", &|| {
+        only("quasar").is_some_and(|h| h.path == "caf\u{efe9}.md") && search("zephyr").is_empty()
+    });
+    std::fs::remove_file(&p).unwrap();
+    until("removed", &|| search("quasar").is_empty());
+}
+
+/// Omnisearch names a note by its name itself: a name holding U+EF80 (one of the escapes) is
+/// read from disk in the index's spelling, and shown in it, so `read_note` opens that hit too.
+#[cfg(unix)]
+#[test]
+fn an_omnisearch_hit_is_shown_in_the_index_spelling() {
+    let env = Env::new();
+    env.write("\u{ef80} icon.md", "zephyr with an icon\n");
+    env.write("plain.md", "zephyr plain\n");
+    let body = json!([
+        omni_hit(9.0, "\u{ef80} icon.md", "zephyr with an icon", None),
+        omni_hit(8.0, "plain.md", "zephyr plain", None),
+    ]);
+    let server = MockServer::start(Reply::Json(body.to_string()));
+    let r = search(&env, server.port, &["zephyr"]);
+    assert_eq!(r.engine, "omnisearch", "{:?}", r.fallback_reason);
+    let paths: Vec<&str> = r.results.iter().map(|h| h.path.as_str()).collect();
+    assert_eq!(paths, ["\u{efee}\u{efbe}\u{ef80} icon.md", "plain.md"]);
+    // Read from disk: the time comes from the file.
+    assert!(r.results.iter().all(|h| h.modified.is_some()), "{r:?}");
+    let mut s = crate::mcp::Session::ready(&env, &[]);
+    let r = s.call("read_note", json!({ "path": paths[0] }));
+    assert!(!crate::mcp::is_error(&r), "{r}");
+    assert!(crate::mcp::text(&r).contains("zephyr with an icon"));
 }

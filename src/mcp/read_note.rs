@@ -187,10 +187,12 @@ pub(crate) fn resolve(vault: &Path, raw: &str) -> Result<PathBuf, String> {
         .map_err(|e| format!("cannot open the vault {}: {e}", vault.display()))?;
     let real = paths::real_inside(&root, &unified)
         .map_err(|_| {
-            // The index spells a name that is not UTF-8 with U+FFFD for each bad byte.
-            let why = if raw.contains('\u{fffd}') {
-                ": a U+FFFD in a listed path stands for a file name that is not UTF-8, \
-                 which read_note can't open yet"
+            // On Windows a name that is no Unicode (an unpaired surrogate) is listed with
+            // U+FFFD for it, which names no file; on Unix every listed spelling reads back to
+            // its name (see `paths::namebytes`).
+            let why = if cfg!(not(unix)) && raw.contains('\u{fffd}') {
+                ": a U+FFFD in a listed path stands for a file name that is not Unicode, \
+                 which read_note can't open"
             } else {
                 ""
             };

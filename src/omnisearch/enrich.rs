@@ -37,7 +37,15 @@ pub(super) fn results(
     let mut tally = Tally::default();
     let mut out = Vec::new();
     let mut n = 0;
-    for h in hits.into_iter().filter(|h| how.scope.contains(&h.path)) {
+    // The plugin names a note as Obsidian does, by its name itself: in the index's spelling
+    // (see `paths::namebytes`) it is read from disk, scoped and shown as a local hit is.
+    let hits = hits.into_iter().map(|mut h| {
+        if let std::borrow::Cow::Owned(spelt) = paths::namebytes::spell_str(&h.path) {
+            h.path = spelt;
+        }
+        h
+    });
+    for h in hits.filter(|h| how.scope.contains(&h.path)) {
         // A hit naming no file of this vault is no hit of it, and counts against the reply.
         if !paths::join_rel(vault, &h.path).exists() {
             tally.count(Some(false));

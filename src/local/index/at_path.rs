@@ -6,6 +6,7 @@ use std::fs;
 use std::path::{Component, Path};
 
 use super::walk::{is_indexed, stat_one, Batch};
+use crate::paths::namebytes::spell;
 
 /// What the walk would list at one vault-relative path.
 #[derive(Debug)]
@@ -41,9 +42,9 @@ pub(crate) fn stat_path(vault: &Path, rel: &Path, pdf: bool) -> AtPath {
     let mut path = vault.to_path_buf();
     let mut folder_rel = String::new();
     for part in above {
-        let lossy = part.to_string_lossy();
+        let spelt = spell(part);
         path.push(part);
-        if lossy.starts_with('.') {
+        if spelt.starts_with('.') {
             return AtPath::Nothing;
         }
         match fs::symlink_metadata(&path) {
@@ -55,7 +56,7 @@ pub(crate) fn stat_path(vault: &Path, rel: &Path, pdf: bool) -> AtPath {
         if !folder_rel.is_empty() {
             folder_rel.push('/');
         }
-        folder_rel.push_str(&lossy);
+        folder_rel.push_str(&spelt);
     }
     let ft = match fs::symlink_metadata(path.join(name)) {
         Ok(m) => m.file_type(),
@@ -63,7 +64,7 @@ pub(crate) fn stat_path(vault: &Path, rel: &Path, pdf: bool) -> AtPath {
         Err(_) => return AtPath::Unreadable,
     };
     if ft.is_dir() {
-        return if name.to_string_lossy().starts_with('.') {
+        return if spell(name).starts_with('.') {
             AtPath::Nothing
         } else {
             AtPath::Folder

@@ -41,8 +41,9 @@ pub(in crate::local) fn read_capped(
         return Err(Unread::TooLarge(too_large(cap, kind)));
     }
     let read = match &note.raw_path {
-        // A name that is not UTF-8: `rel` is lossy, the walk kept the exact path (below the
-        // vault, opened folder by folder all the same).
+        // A name that is not UTF-8: the walk kept the exact path (below the vault, opened
+        // folder by folder all the same). On Windows `rel` names no such file (see
+        // `paths::namebytes`); on Unix it does, but the path is at hand.
         Some(path) => folders.read_raw(path, cap),
         None => folders.read(&note.rel, cap),
     };

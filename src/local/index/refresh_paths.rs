@@ -103,9 +103,10 @@ pub(crate) fn update(
     Ok(Ok(report))
 }
 
-/// The vault-relative path as the index keys it (`/` separators, lossy when not UTF-8).
+/// The vault-relative path as the index keys it (`/` separators, each name spelt as
+/// `paths::namebytes` says, as the walk spells it).
 fn rel_key(rel: &Path) -> String {
-    let parts: Vec<_> = rel.iter().map(|c| c.to_string_lossy()).collect();
+    let parts: Vec<_> = rel.iter().map(crate::paths::namebytes::spell).collect();
     parts.join("/")
 }
 

@@ -34,13 +34,15 @@ use std::sync::{mpsc, Arc, Condvar, Mutex};
 
 use super::filestat::{size_and_mtime, FileStat};
 use crate::core::{FileKind, SkippedFile};
+use crate::paths::namebytes::spell;
 
 /// A Markdown file found on disk.
 #[derive(Debug, Clone)]
 pub(crate) struct DiskNote {
-    /// Vault-relative path with `/` separators.
+    /// Vault-relative path with `/` separators, each name spelt as `paths::namebytes` says.
     pub(crate) rel: String,
-    /// The exact path, kept only when the file name is not valid UTF-8 (then `rel` is lossy).
+    /// The exact path, kept only when the file name is not valid UTF-8 (then `rel` holds
+    /// escapes, which the reads turn back into bytes, but the walk has the path at hand).
     pub(crate) raw_path: Option<PathBuf>,
     pub(crate) size: u64,
     pub(crate) mtime_ns: i64,
@@ -87,11 +89,11 @@ pub(crate) struct BatchNote<'a> {
 }
 
 impl BatchNote<'_> {
-    /// Writes the vault-relative path into `buf` (cleared first); lossy when the name is not
-    /// UTF-8.
+    /// Writes the vault-relative path into `buf` (cleared first), in its spelling (see
+    /// `paths::namebytes`).
     pub(crate) fn rel_into(&self, buf: &mut String) {
         buf.clear();
-        push_rel(buf, &self.folder.rel, &self.name.to_string_lossy());
+        push_rel(buf, &self.folder.rel, &spell(self.name));
     }
 
     /// The note as an owned [`DiskNote`], `rel` being the path [`BatchNote::rel_into`] wrote.
@@ -145,7 +147,7 @@ pub(crate) fn is_indexed(name: &std::ffi::OsStr, pdf: bool) -> bool {
 #[derive(Debug)]
 pub(crate) struct Folder {
     path: PathBuf,
-    /// Vault-relative, `/`-separated; empty for the vault itself.
+    /// Vault-relative, `/`-separated, spelt; empty for the vault itself.
     rel: String,
 }
 
@@ -360,11 +362,11 @@ fn list(shared: &Shared, folder: Folder, found: &mut Found) {
         let Ok(ft) = entry.file_type() else { continue };
         let name = entry.file_name();
         if ft.is_dir() {
-            let lossy = name.to_string_lossy();
-            if !lossy.starts_with('.') {
+            let spelt = spell(&name);
+            if !spelt.starts_with('.') {
                 shared.push(Work::List(Folder {
                     path: entry.path(),
-                    rel: join_rel(&folder.rel, &lossy),
+                    rel: join_rel(&folder.rel, &spelt),
                 }));
             }
         } else if ft.is_file() && is_indexed(&name, shared.pdf) {
@@ -422,13 +424,13 @@ impl Stater {
             // Replaced by something that is not a regular file since the listing.
             Ok(Seen::NotRegular) => {}
             Ok(Seen::Placeholder(why)) => found.skipped.push(SkippedFile {
-                path: join_rel(&folder.rel, &name.to_string_lossy()),
+                path: join_rel(&folder.rel, &spell(&name)),
                 reason: why.to_string(),
             }),
             // Deleted between the listing and the stat: simply not there any more.
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(e) => found.skipped.push(SkippedFile {
-                path: join_rel(&folder.rel, &name.to_string_lossy()),
+                path: join_rel(&folder.rel, &spell(&name)),
                 reason: format!("cannot stat: {e}"),
             }),
         }
