@@ -255,7 +255,7 @@ fn every_link(
     Ok(out)
 }
 
-/// The links that name no file, grouped by target (without case), targets in order.
+/// The links that name no file, grouped by target (without case or `.md`), targets in order.
 fn unresolved(vault: &mut Vault<'_>, all: &[(String, Vec<Link>)]) -> Vec<UnresolvedTarget> {
     let mut groups: BTreeMap<String, UnresolvedTarget> = BTreeMap::new();
     for (source, links) in all {
@@ -263,8 +263,11 @@ fn unresolved(vault: &mut Vault<'_>, all: &[(String, Vec<Link>)]) -> Vec<Unresol
             if link.target.is_empty() || vault.resolve(link, source).is_some() {
                 continue;
             }
+            // `[[Note]]` and `[n](Note.md)` name the same missing note.
+            let lower = link.target.to_lowercase();
+            let key = lower.strip_suffix(".md").unwrap_or(&lower).to_string();
             groups
-                .entry(link.target.to_lowercase())
+                .entry(key)
                 .or_insert_with(|| UnresolvedTarget {
                     target: link.target.clone(),
                     sources: Vec::new(),
