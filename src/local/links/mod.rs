@@ -31,6 +31,9 @@ use crate::local::stored::Stored;
 use crate::text::links::Link;
 use resolve::Paths;
 
+/// A document: its address, path and links.
+type Doc = (DocAddress, String, Vec<Link>);
+
 /// Answers `query` from `searcher`, the index of the vault at `dir`, into `response`.
 pub(crate) fn answer(
     searcher: &Searcher,
@@ -39,12 +42,13 @@ pub(crate) fn answer(
     response: &mut LinksResponse,
 ) -> Result<()> {
     let fields = schema::fields();
-    let docs = read::documents(searcher, fields)?;
-    let mut vault = Vault::new(dir, docs.iter().map(|(_, p)| p.as_str()));
+    // Every note's links are read only when every note's links are asked for.
+    let docs = read::documents(searcher, fields, !matches!(query, LinksQuery::Note(_)))?;
+    let mut vault = Vault::new(dir, docs.iter().map(|(_, p, _)| p.as_str()));
     match query {
         LinksQuery::Note(name) => {
             let path = vault.find_note(name)?;
-            let addr = docs.iter().find(|(_, p)| *p == path).map(|(a, _)| *a);
+            let addr = docs.iter().find(|(_, p, _)| *p == path).map(|(a, ..)| *a);
             let outgoing = match addr {
                 Some(addr) => read::links_at(searcher, fields, addr)?
                     .iter()
@@ -56,14 +60,8 @@ pub(crate) fn answer(
             response.outgoing = Some(outgoing);
             response.note = Some(path);
         }
-        LinksQuery::Unresolved => {
-            let all = every_link(searcher, fields, &docs)?;
-            response.unresolved = Some(unresolved(&mut vault, &all));
-        }
-        LinksQuery::Orphans => {
-            let all = every_link(searcher, fields, &docs)?;
-            response.orphans = Some(orphans(&mut vault, &all, &docs));
-        }
+        LinksQuery::Unresolved => response.unresolved = Some(unresolved(&mut vault, &docs)),
+        LinksQuery::Orphans => response.orphans = Some(orphans(&mut vault, &docs)),
     }
     Ok(())
 }
@@ -238,27 +236,10 @@ fn incoming(
     Ok(out)
 }
 
-/// Every document's path and links.
-fn every_link(
-    searcher: &Searcher,
-    fields: &Fields,
-    docs: &[(DocAddress, String)],
-) -> Result<Vec<(String, Vec<Link>)>> {
-    let mut out = Vec::new();
-    for (addr, path) in docs {
-        let links = read::links_at(searcher, fields, *addr)?;
-        if !links.is_empty() {
-            out.push((path.clone(), links));
-        }
-    }
-    out.sort_by(|a, b| a.0.cmp(&b.0));
-    Ok(out)
-}
-
 /// The links that name no file, grouped by target (without case or `.md`), targets in order.
-fn unresolved(vault: &mut Vault<'_>, all: &[(String, Vec<Link>)]) -> Vec<UnresolvedTarget> {
+fn unresolved(vault: &mut Vault<'_>, docs: &[Doc]) -> Vec<UnresolvedTarget> {
     let mut groups: BTreeMap<String, UnresolvedTarget> = BTreeMap::new();
-    for (source, links) in all {
+    for (_, source, links) in docs {
         for link in links {
             if link.target.is_empty() || vault.resolve(link, source).is_some() {
                 continue;
@@ -283,13 +264,9 @@ fn unresolved(vault: &mut Vault<'_>, all: &[(String, Vec<Link>)]) -> Vec<Unresol
 }
 
 /// The notes and canvases with no resolved link to or from another file.
-fn orphans(
-    vault: &mut Vault<'_>,
-    all: &[(String, Vec<Link>)],
-    docs: &[(DocAddress, String)],
-) -> Vec<String> {
+fn orphans(vault: &mut Vault<'_>, docs: &[Doc]) -> Vec<String> {
     let mut touched: HashSet<String> = HashSet::new();
-    for (source, links) in all {
+    for (_, source, links) in docs {
         for link in links {
             match vault.resolve(link, source) {
                 Some(to) if to != *source => {
@@ -302,7 +279,7 @@ fn orphans(
     }
     let notes: BTreeSet<&str> = docs
         .iter()
-        .map(|(_, p)| p.as_str())
+        .map(|(_, p, _)| p.as_str())
         .filter(|p| {
             let lower = p.to_lowercase();
             (lower.ends_with(".md") || lower.ends_with(".canvas")) && !touched.contains(*p)

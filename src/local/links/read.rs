@@ -10,24 +10,52 @@ use tantivy::{DocAddress, Searcher, Term};
 
 use super::codec;
 use crate::local::schema::Fields;
-use crate::local::stored;
 use crate::text::links::Link;
 
-/// Every live document's address and path, in index order.
-pub(super) fn documents(searcher: &Searcher, fields: &Fields) -> Result<Vec<(DocAddress, String)>> {
+/// Every live document's address, path and links, in index order; `with_links: false`
+/// leaves the links out (empty). Each column is opened once per segment.
+pub(super) fn documents(
+    searcher: &Searcher,
+    fields: &Fields,
+    with_links: bool,
+) -> Result<Vec<(DocAddress, String, Vec<Link>)>> {
+    let path_name = fields.schema.get_field_name(fields.path);
+    let links_name = fields.schema.get_field_name(fields.links);
     let mut out = Vec::new();
+    let mut bytes = Vec::new();
     for (ord, seg) in searcher.segment_readers().iter().enumerate() {
+        let ff = seg.fast_fields();
+        let Some(paths) = ff.str(path_name)? else {
+            continue;
+        };
+        let links = if with_links {
+            ff.bytes(links_name)?
+        } else {
+            None
+        };
         let alive = seg.alive_bitset();
         for doc in 0..seg.max_doc() {
             if alive.is_some_and(|a| !a.is_alive(doc)) {
                 continue;
             }
-            let addr = DocAddress::new(ord as u32, doc);
             let mut path = String::new();
-            stored::path_of(searcher, fields, addr, &mut path)?;
-            if !path.is_empty() {
-                out.push((addr, path));
+            if let Some(o) = paths.term_ords(doc).next() {
+                paths.ord_to_str(o, &mut path)?;
             }
+            if path.is_empty() {
+                continue;
+            }
+            bytes.clear();
+            if let Some(col) = &links {
+                if let Some(o) = col.term_ords(doc).next() {
+                    col.ord_to_bytes(o, &mut bytes)?;
+                }
+            }
+            out.push((
+                DocAddress::new(ord as u32, doc),
+                path,
+                codec::decode(&bytes),
+            ));
         }
     }
     Ok(out)
