@@ -248,6 +248,10 @@ fn markdown_links(line: &str, live: &[(usize, usize)], line_no: u32, out: &mut V
         let seg = &line[from..to];
         let b = seg.as_bytes();
         let mut at = 0;
+        // The first `]` after the last `[` looked at: the first after any `[` before it too,
+        // so a line of `[`s and one `]` is scanned once, not once per `[`.
+        let mut next_close = 0;
+        let last_paren = memchr::memrchr(b')', b);
         while let Some(j) = memchr::memchr(b'[', &b[at..]) {
             let open = at + j;
             at = open + 1;
@@ -256,11 +260,19 @@ fn markdown_links(line: &str, live: &[(usize, usize)], line_no: u32, out: &mut V
                 at = seg[open..].find("]]").map_or(b.len(), |k| open + k + 2);
                 continue;
             }
-            let Some(close) = memchr::memchr(b']', &b[open + 1..]).map(|k| open + 1 + k) else {
-                break;
-            };
+            if next_close <= open {
+                match memchr::memchr(b']', &b[open + 1..]) {
+                    Some(k) => next_close = open + 1 + k,
+                    None => break,
+                }
+            }
+            let close = next_close;
             if b.get(close + 1) != Some(&b'(') {
                 continue;
+            }
+            if last_paren.is_none_or(|p| p < close + 2) {
+                // No `)` left on the line: no destination can end.
+                break;
             }
             let Some((dest, end)) = destination(seg, close + 2) else {
                 continue;
@@ -274,10 +286,14 @@ fn markdown_links(line: &str, live: &[(usize, usize)], line_no: u32, out: &mut V
     }
 }
 
+/// A destination and its title end within this many bytes (a path is far shorter); a `(`
+/// that opens none costs at most this much of the line.
+const MAX_DESTINATION: usize = 2048;
+
 /// The destination starting at `from` (just after `(`) and the offset after its `)`:
 /// `<any text>` or a run without spaces and with balanced parentheses, then an optional title.
 fn destination(seg: &str, from: usize) -> Option<(&str, usize)> {
-    let b = seg.as_bytes();
+    let b = &seg.as_bytes()[..(from + MAX_DESTINATION).min(seg.len())];
     if b.get(from) == Some(&b'<') {
         let close = from + 1 + memchr::memchr(b'>', &b[from + 1..])?;
         let end = close + 1 + memchr::memchr(b')', &b[close + 1..])?;
@@ -500,6 +516,22 @@ mod tests {
                 t("Docs/Gamma G.md", "", "", 7, false),
             ]
         );
+    }
+
+    #[test]
+    fn adversarial_lines_cost_one_pass() {
+        // Quadratic scanning would take minutes on these; they hold one link each.
+        let n = 200_000;
+        for line in [
+            format!("{}] [[x]]", "[a".repeat(n)),
+            format!("{} [[x]]", "[a](b ".repeat(n)),
+            format!("[[x]] {}", "[[a ".repeat(n)),
+            format!("[[x]] {}", "%% <!-- ".repeat(n)),
+        ] {
+            let got = links(&line);
+            assert_eq!(got.len(), 1, "{}", &line[..40]);
+            assert_eq!(got[0].target, "x");
+        }
     }
 
     #[test]
