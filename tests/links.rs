@@ -272,8 +272,10 @@ fn backlinks_follow_new_deleted_and_renamed_notes() {
     let r = links(&env, &["--unresolved"]);
     assert_eq!(r.unresolved.unwrap()[0].sources.len(), 2);
 
-    // A new note takes the links that named it.
+    // A new note takes the links that named it; the notes linking to it are not read again.
     env.write("Folder/Later.md", "here now\n");
+    let report = env.index_json(&[]);
+    assert_eq!((report.added, report.updated), (1, 0));
     let r = links(&env, &["Later"]);
     assert_eq!(r.note.as_deref(), Some("Folder/Later.md"));
     assert_eq!(incoming(&r), [(s("One.md"), 1), (s("Two.md"), 1)]);
