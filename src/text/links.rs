@@ -306,11 +306,7 @@ fn destination(seg: &str, from: usize) -> Option<(&str, usize)> {
             b'(' => depth += 1,
             b')' if depth == 0 => return Some((&seg[from..i], i + 1)),
             b')' => depth -= 1,
-            b' ' | b'\t' => {
-                // A title (`"…"`) may follow; the destination ends here.
-                let end = i + memchr::memchr(b')', &b[i..])?;
-                return Some((&seg[from..i], end + 1));
-            }
+            b' ' | b'\t' => return Some((&seg[from..i], after_title(b, i)?)),
             _ => {}
         }
         i += 1;
@@ -318,9 +314,34 @@ fn destination(seg: &str, from: usize) -> Option<(&str, usize)> {
     None
 }
 
+/// After a destination that ends at a space, as CommonMark reads it: spaces, an optional
+/// title (`"…"`, `'…'`, `(…)`), spaces, then `)`; the offset after that `)`. Anything else
+/// and the brackets were no link (`[a](b c)`).
+fn after_title(b: &[u8], mut i: usize) -> Option<usize> {
+    let skip = |b: &[u8], mut i: usize| {
+        while b.get(i).is_some_and(|c| matches!(c, b' ' | b'\t')) {
+            i += 1;
+        }
+        i
+    };
+    i = skip(b, i);
+    let close = match b.get(i)? {
+        b'"' => b'"',
+        b'\'' => b'\'',
+        b'(' => b')',
+        b')' => return Some(i + 1),
+        _ => return None,
+    };
+    i += 1 + memchr::memchr(close, &b[i + 1..])? + 1;
+    i = skip(b, i);
+    (b.get(i) == Some(&b')')).then_some(i + 1)
+}
+
 fn markdown_link(text: &str, dest: &str, line: u32, embed: bool) -> Option<Link> {
     let dest = dest.trim();
-    if dest.is_empty() || has_scheme(dest) {
+    // A URL, or one pasted inside the brackets (`[a]([b](https://…))`, a common import
+    // artefact): not a vault file.
+    if dest.is_empty() || has_scheme(dest) || dest.contains("://") {
         return None;
     }
     let decoded = percent_decode(dest);
@@ -445,7 +466,8 @@ mod tests {
     fn markdown_links_to_vault_files_only() {
         let text = "[one](Some%20Note.md) [two](<Other Note.md>) ![img](assets/a%20b.png \"title\")\n\
                     [web](https://example.org/x.md) [mail](mailto:a@b.c) [obs](obsidian://open?x)\n\
-                    [rel](../up/Note.md#Head) [same](#Here) [paren](Note_(draft).md) [empty]() [no] link\n";
+                    [rel](../up/Note.md#Head) [same](#Here) [paren](Note_(draft).md) [empty]() [no] link\n\
+                    [t1](A.md 'x') [t2](B.md (y)) [bad](C.md words) [n]([x](https://x.org)) [m]([https://x.org)\n";
         assert_eq!(
             targets(text),
             [
@@ -455,6 +477,8 @@ mod tests {
                 t("../up/Note.md", "Head", "rel", 3, false),
                 t("", "Here", "same", 3, false),
                 t("Note_(draft).md", "", "paren", 3, false),
+                t("A.md", "", "t1", 4, false),
+                t("B.md", "", "t2", 4, false),
             ]
         );
     }
