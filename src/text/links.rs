@@ -71,41 +71,48 @@ fn body_links(text: &str, body_start: usize, out: &mut Vec<Link>) {
     let bytes = text.as_bytes();
     let mut line_no = 1 + memchr::memchr_iter(b'\n', &bytes[..body_start]).count() as u32;
     let mut state = Open::Nothing;
-    let mut offset = body_start;
+    // The line ends, the `[`s and the comment markers (`%`, `<`) are each found by one SIMD
+    // pass over the body and read in step with the lines: a line holding none of them costs
+    // a few comparisons (most lines; a per-line search cost more than the rest of the parse).
+    let body = &bytes[body_start..];
+    let mut ends = memchr::memchr_iter(b'\n', body);
+    let mut brackets = memchr::memchr_iter(b'[', body).peekable();
+    let mut markers = memchr::memchr2_iter(b'%', b'<', body).peekable();
+    let mut from = 0;
     // Reused for every line: the live (outside comments and code) byte ranges.
     let mut live: Vec<(usize, usize)> = Vec::new();
-    while offset < bytes.len() && out.len() < MAX_LINKS {
-        let end = memchr::memchr(b'\n', &bytes[offset..]).map_or(bytes.len(), |i| offset + i + 1);
-        let line = text[offset..end].trim_end_matches(['\n', '\r']);
-        offset = end;
-        let this_line = line_no;
+    while from < body.len() && out.len() < MAX_LINKS {
+        let end = ends.next().map_or(body.len(), |i| i + 1);
+        let (start, this_line) = (from, line_no);
+        from = end;
         line_no += 1;
-        let trimmed = line.trim_start();
-        let indent = line.len() - trimmed.len();
+        let lb = &body[start..end];
+        let indent = lb.iter().take_while(|&&c| c == b' ' || c == b'\t').count();
+        let rest = &lb[indent..];
         if let Open::Fence(fence) = state {
-            if indent <= 3 && trimmed.starts_with(fence) {
+            if indent <= 3 && rest.starts_with(fence.as_bytes()) {
                 state = Open::Nothing;
             }
             continue;
         }
         if state == Open::Nothing && indent <= 3 {
-            if trimmed.starts_with("```") {
+            if rest.starts_with(b"```") {
                 state = Open::Fence("```");
                 continue;
             }
-            if trimmed.starts_with("~~~") {
+            if rest.starts_with(b"~~~") {
                 state = Open::Fence("~~~");
                 continue;
             }
         }
-        // Most lines: no link, no comment marker to follow.
-        let lb = line.as_bytes();
-        let has_bracket = memchr::memchr(b'[', lb).is_some();
-        let has_marker = memchr::memchr2(b'%', b'<', lb).is_some()
+        let has_bracket = holds(&mut brackets, start, end);
+        let has_marker = holds(&mut markers, start, end)
             || (state != Open::Nothing && memchr::memchr(b'-', lb).is_some());
+        // Most lines: no link, no comment marker to follow.
         if !has_marker && (!has_bracket || state != Open::Nothing) {
             continue;
         }
+        let line = text[body_start + start..body_start + end].trim_end_matches(['\n', '\r']);
         live.clear();
         state = live_ranges(line, state, &mut live);
         if has_bracket && !live.is_empty() {
@@ -113,6 +120,17 @@ fn body_links(text: &str, body_start: usize, out: &mut Vec<Link>) {
             markdown_links(line, &live, this_line, out);
         }
     }
+}
+
+/// Whether the next of `marks` (positions in order) at or after `start` is before `end`;
+/// those before `start` are passed over.
+fn holds(
+    marks: &mut std::iter::Peekable<impl Iterator<Item = usize>>,
+    start: usize,
+    end: usize,
+) -> bool {
+    while marks.next_if(|&i| i < start).is_some() {}
+    marks.peek().is_some_and(|&i| i < end)
 }
 
 /// The ranges of `line` outside comments and inline code, given the state the line opens in;

@@ -169,7 +169,7 @@ fn add_links(fields: &Fields, doc: &mut NoteDoc, links: &[Link]) {
     let mut keys: Vec<String> = links
         .iter()
         .filter(|l| !l.target.is_empty())
-        .map(|l| key_of(&l.target))
+        .map(|l| codec::key_term(&key_of(&l.target)))
         .collect();
     keys.sort_unstable();
     keys.dedup();

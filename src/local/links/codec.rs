@@ -4,6 +4,21 @@
 
 use crate::text::links::Link;
 
+/// The `link_keys` term of a [`super::key_of`] key: 48 bits of its hash, 8 characters. A
+/// file name in full (often 40 bytes and more, hashes in attachment names) costs the term
+/// dictionary's FST a node per byte in every full build; a collision only adds a candidate,
+/// which resolving its links then turns away.
+pub(crate) fn key_term(key: &str) -> String {
+    const DIGITS: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    let hash = blake3::hash(key.as_bytes());
+    let bits = hash.as_bytes()[..6]
+        .iter()
+        .fold(0u64, |acc, &b| (acc << 8) | u64::from(b));
+    (0..8)
+        .map(|i| DIGITS[((bits >> (6 * i)) & 63) as usize] as char)
+        .collect()
+}
+
 /// The value of the `links` field for `links`.
 pub(crate) fn encode(links: &[Link]) -> Vec<u8> {
     let mut out = String::with_capacity(links.len() * 32);
@@ -77,5 +92,13 @@ mod tests {
         assert_eq!(back[1], links[1]);
         assert_eq!(back[0].target, "A b");
         assert!(decode(b"junk\nx\t1\ta\tb\tc\n").is_empty());
+    }
+
+    #[test]
+    fn key_terms_are_short_and_stable() {
+        let a = key_term("deploy checklist");
+        assert_eq!(a.len(), 8);
+        assert_eq!(a, key_term("deploy checklist"));
+        assert_ne!(a, key_term("deploy checklists"));
     }
 }

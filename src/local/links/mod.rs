@@ -203,7 +203,7 @@ fn incoming(
 ) -> Result<Vec<IncomingLink>> {
     let key = key_of(path);
     let mut out = Vec::new();
-    for addr in read::holding(searcher, fields.link_keys, &key)? {
+    for addr in read::holding(searcher, fields.link_keys, &codec::key_term(&key))? {
         let mut source = String::new();
         crate::local::stored::path_of(searcher, fields, addr, &mut source)?;
         if source == path {
