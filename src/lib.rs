@@ -65,9 +65,10 @@ use anyhow::Result;
 
 pub use crate::core::{
     normalize_folder, parse_time, property_value, tag_key, Comparison, EngineError, FileKind,
-    Filters, IndexOptions, IndexProgress, IndexReport, Limits, PdfLimits, PropertyFilter, Scope,
-    SearchHit, SearchOptions, SearchResponse, SkippedFile, Sort, Source, DEFAULT_MAX_NOTE_BYTES,
-    DEFAULT_MAX_PDF_BYTES, DEFAULT_PORT, DEFAULT_SEARCH_PDF_BUDGET,
+    Filters, IncomingLink, IndexOptions, IndexProgress, IndexReport, Limits, LinkSource,
+    LinksOptions, LinksQuery, LinksResponse, OutgoingLink, PdfLimits, PropertyFilter, Scope,
+    SearchHit, SearchOptions, SearchResponse, SkippedFile, Sort, Source, UnresolvedTarget,
+    DEFAULT_MAX_NOTE_BYTES, DEFAULT_MAX_PDF_BYTES, DEFAULT_PORT, DEFAULT_SEARCH_PDF_BUDGET,
 };
 pub use crate::pdf_child::extract_pdf_main;
 pub use crate::status::Status;
@@ -136,6 +137,12 @@ pub fn index_with_progress(
     progress: &dyn IndexProgress,
 ) -> Result<IndexReport> {
     local::index(opts, progress)
+}
+
+/// A note's links and backlinks, the vault's broken links, or its orphans (what
+/// `vault-search links` does), from the local index brought up to date first.
+pub fn links(opts: &LinksOptions) -> Result<LinksResponse> {
+    local::vault_links(opts)
 }
 
 /// What the index of `vault` holds, how stale it is, and whether Omnisearch answers on `port`

@@ -94,6 +94,8 @@ pub(crate) enum Command {
     Index(IndexArgs),
     /// Show the index and Omnisearch status of the vault
     Status(StatusArgs),
+    /// A note's links and backlinks, or the vault's broken links (--unresolved) or orphans
+    Links(LinksArgs),
     /// Print (or install) the Claude Code skill that lets agents use this tool
     Skill(SkillArgs),
     /// Print a shell completion script
@@ -137,6 +139,23 @@ pub(crate) struct ServeArgs {
     /// Walk the whole vault this often even without events, in seconds (catches what the OS missed)
     #[arg(long, value_name = "SECS", default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..))]
     pub(crate) rescan_secs: u64,
+}
+
+/// `vault-search links` flags: one note, `--unresolved` or `--orphans`.
+#[derive(Debug, Clone, ClapArgs)]
+#[command(group(clap::ArgGroup::new("what").required(true).args(["note", "unresolved", "orphans"])))]
+pub(crate) struct LinksArgs {
+    /// The note: its vault-relative path as search prints it, or a file name only one file has
+    #[arg(value_name = "NOTE")]
+    pub(crate) note: Option<String>,
+
+    /// Every link that names no file, grouped by target, with the notes that write it
+    #[arg(long, conflicts_with_all = ["note", "orphans"])]
+    pub(crate) unresolved: bool,
+
+    /// Every note and canvas that no link leads to or from
+    #[arg(long, conflicts_with = "note")]
+    pub(crate) orphans: bool,
 }
 
 #[derive(Debug, Clone, ClapArgs)]

@@ -44,6 +44,7 @@ pub(crate) enum Action {
     Status {
         port: u16,
     },
+    Links(crate::core::LinksQuery),
     Skill(SkillArgs),
     Completions(clap_complete::Shell),
     #[cfg(feature = "mcp")]
@@ -129,6 +130,13 @@ impl Config {
             Some(Command::Status(s)) => Action::Status {
                 port: resolve_port(s.port)?,
             },
+            Some(Command::Links(l)) => Action::Links(if l.unresolved {
+                crate::core::LinksQuery::Unresolved
+            } else if l.orphans {
+                crate::core::LinksQuery::Orphans
+            } else {
+                crate::core::LinksQuery::Note(l.note.unwrap_or_default())
+            }),
             Some(Command::Skill(s)) => Action::Skill(s),
             Some(Command::Completions(c)) => Action::Completions(c.shell),
             #[cfg(feature = "mcp")]

@@ -5,6 +5,7 @@
 mod args;
 mod config;
 mod extract;
+mod links;
 mod print;
 mod progress;
 mod skill;
@@ -81,6 +82,24 @@ fn run(config: &Config) -> Result<()> {
                 print::write_json(&mut out, &st)
             } else {
                 write!(out, "{st}")
+            }
+        }
+        Action::Links(query) => {
+            let opts = crate::LinksOptions {
+                vault: config.vault.clone(),
+                cache_dir: config.cache_dir.clone(),
+                limits: crate::Limits {
+                    max_note_bytes: None,
+                    pdf: config.pdf,
+                },
+                query: query.clone(),
+            };
+            let response = crate::links(&opts)?;
+            warn_all(&response.warnings);
+            if config.json {
+                print::write_json(&mut out, &response)
+            } else {
+                links::write_text(&mut out, &response)
             }
         }
         Action::Skill(s) => {

@@ -8,6 +8,7 @@
 mod error;
 mod filters;
 mod kind;
+mod links;
 mod options;
 mod response;
 mod scope;
@@ -15,6 +16,10 @@ mod when;
 
 pub use error::EngineError;
 pub use kind::FileKind;
+pub use links::{
+    IncomingLink, LinkSource, LinksOptions, LinksQuery, LinksResponse, OutgoingLink,
+    UnresolvedTarget,
+};
 pub(crate) use options::{Caps, NoProgress};
 pub use options::{
     IndexOptions, IndexProgress, Limits, PdfLimits, SearchOptions, Source, DEFAULT_MAX_NOTE_BYTES,

@@ -20,6 +20,7 @@ mod checkpoint;
 mod fresh;
 mod index;
 mod kept;
+pub(crate) mod links;
 pub(crate) mod liveness;
 mod quiet;
 pub(crate) mod schema;
@@ -96,6 +97,39 @@ pub(crate) fn index(opts: &IndexOptions, progress: &dyn IndexProgress) -> Result
         .warnings
         .insert(0, format!("rebuilding the index (it failed: {why})"));
     Ok(finished(report, started))
+}
+
+/// A note's links and backlinks, the broken links or the orphans of `opts.vault`, from its
+/// index brought up to date first as [`index`] does (when another process is writing it, its
+/// last commit answers and says it may be stale).
+pub(crate) fn vault_links(opts: &crate::core::LinksOptions) -> Result<crate::core::LinksResponse> {
+    use anyhow::Context;
+    let started = Instant::now();
+    let cache = opts.cache_dir.as_deref().context(
+        "no cache directory on this system: pass --cache-dir DIR or set VAULT_SEARCH_CACHE_DIR",
+    )?;
+    let mut index_opts = IndexOptions::new(&opts.vault, cache);
+    index_opts.pdf = opts.limits.pdf;
+    index_opts.max_note_bytes = opts.limits.max_note_bytes;
+    let report = index(&index_opts, &crate::core::NoProgress)?;
+    let mut response = crate::core::LinksResponse {
+        vault: opts.vault.display().to_string(),
+        stale: report.busy,
+        warnings: report.warnings,
+        ..Default::default()
+    };
+    if report.busy {
+        response
+            .warnings
+            .push("another process is updating the index; links may be stale".into());
+    }
+    let (_, _, reader) = Store::new(cache, &opts.vault)
+        .open_current_reader()
+        .map_err(|e| anyhow::anyhow!("{e}"))?
+        .context("the vault has no index yet (another process is building it); try again")?;
+    links::answer(&reader.searcher(), &opts.vault, &opts.query, &mut response)?;
+    response.elapsed_seconds = round_to(started.elapsed().as_secs_f64(), 3);
+    Ok(response)
 }
 
 /// Updates the index for the vault-relative `paths` a file watcher saw change, without

@@ -59,6 +59,8 @@ pub(crate) struct Fields {
     pub(crate) hash: Field,
     pub(crate) stub: Field,
     pub(crate) checkpoints: Field,
+    pub(crate) links: Field,
+    pub(crate) link_keys: Field,
 }
 
 /// The schema version together with the analyzer version: what a stored index must match.
@@ -163,6 +165,8 @@ fn build(json: &str) -> Result<Fields> {
         hash: get("hash")?,
         stub: get("stub")?,
         checkpoints: get("checkpoints")?,
+        links: get("links")?,
+        link_keys: get("link_keys")?,
         schema,
     })
 }

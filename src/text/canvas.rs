@@ -21,6 +21,19 @@ struct Node {
     kind: String,
     text: String,
     rect: (f64, f64, f64, f64),
+    /// A file card's file and subpath, or a link card's URL: what it links to.
+    link: Option<Card>,
+}
+
+/// What a file card (`file`, `subpath`) or a link card (`url`) points to, and the line of the
+/// card in the board's Markdown (1-based).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Card {
+    /// A file card (else a link card).
+    pub(crate) file: bool,
+    pub(crate) target: String,
+    pub(crate) subpath: String,
+    pub(crate) line: u32,
 }
 
 impl Node {
@@ -36,7 +49,13 @@ impl Node {
 }
 
 /// The board as Markdown parts; an error (one line) when it is not a JSON Canvas.
+#[cfg(test)]
 pub(crate) fn to_markdown(json: &str) -> Result<String, String> {
+    to_markdown_with_cards(json).map(|(md, _)| md)
+}
+
+/// [`to_markdown`], with the file and link cards the board holds.
+pub(crate) fn to_markdown_with_cards(json: &str) -> Result<(String, Vec<Card>), String> {
     let v: Value = serde_json::from_str(json).map_err(|e| format!("not a JSON Canvas: {e}"))?;
     let obj = v
         .as_object()
@@ -92,6 +111,8 @@ pub(crate) fn to_markdown(json: &str) -> Result<String, String> {
         order(c);
     }
     let mut out: Vec<String> = Vec::new();
+    // (part number, card) of each file and link card.
+    let mut linked: Vec<(usize, Card)> = Vec::new();
     // Depth-first with an explicit stack: a board is user data, its depth is not bounded.
     let mut stack: Vec<(usize, usize)> = roots.iter().rev().map(|&r| (r, 0)).collect();
     while let Some((i, depth)) = stack.pop() {
@@ -107,6 +128,9 @@ pub(crate) fn to_markdown(json: &str) -> Result<String, String> {
             }
             stack.extend(children[i].iter().rev().map(|&c| (c, depth + 1)));
         } else if !node.text.trim().is_empty() {
+            if let Some(card) = &node.link {
+                linked.push((out.len(), card.clone()));
+            }
             out.push(node.text.clone());
         }
     }
@@ -119,19 +143,51 @@ pub(crate) fn to_markdown(json: &str) -> Result<String, String> {
             }
         }
     }
-    Ok(parts::join(&out))
+    // A part starts on the line after the previous part's last line and the separator's.
+    let mut starts = Vec::with_capacity(out.len());
+    let mut line = 1u32;
+    for part in &out {
+        starts.push(line);
+        let newlines = memchr::memchr_iter(b'\n', part.as_bytes()).count() as u32;
+        line = line.saturating_add(newlines + 2);
+    }
+    let cards = linked
+        .into_iter()
+        .map(|(part, mut card)| {
+            card.line = starts[part];
+            card
+        })
+        .collect();
+    Ok((parts::join(&out), cards))
 }
 
 fn node(v: &Value) -> Option<Node> {
     let kind = v.get("type")?.as_str()?.to_string();
     let s = |k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+    let mut link = None;
     let text = match kind.as_str() {
         "text" => s("text"),
         "group" => s("label"),
-        "link" => s("url"),
+        "link" => {
+            let url = s("url");
+            link = Some(Card {
+                file: false,
+                target: url.clone(),
+                subpath: String::new(),
+                line: 0,
+            });
+            url
+        }
         "file" => {
-            let sub = s("subpath");
-            format!("{}{sub}", s("file"))
+            let (file, sub) = (s("file"), s("subpath"));
+            let text = format!("{file}{sub}");
+            link = Some(Card {
+                file: true,
+                target: file,
+                subpath: sub,
+                line: 0,
+            });
+            text
         }
         _ => return None,
     };
@@ -150,6 +206,7 @@ fn node(v: &Value) -> Option<Node> {
             num("width").max(0.0),
             num("height").max(0.0),
         ),
+        link,
     })
 }
 
@@ -188,6 +245,14 @@ mod tests {
         assert!(md.find("wombat").unwrap() < md.find("Outer").unwrap());
         assert!(md.contains("Notes/x.md"));
         assert!(md.ends_with("leads to"));
+        let (_, cards) = to_markdown_with_cards(json).unwrap();
+        let lines: Vec<&str> = md.lines().collect();
+        assert_eq!(cards.len(), 2);
+        for c in &cards {
+            assert_eq!(lines[c.line as usize - 1], c.target);
+        }
+        assert!(cards[0].target.contains("wombat") && !cards[0].file);
+        assert!(cards[1].file);
     }
 
     #[test]

@@ -7,6 +7,7 @@
 pub(crate) mod canvas;
 pub(crate) mod comments;
 pub(crate) mod excerpt;
+pub(crate) mod links;
 pub(crate) mod note;
 pub(crate) mod parts;
 pub(crate) mod properties;

@@ -8,8 +8,10 @@ use super::budget::Share;
 use super::manifest::{STUB_FAILED, STUB_TOO_LARGE};
 use super::walk::DiskNote;
 use crate::core::FileKind;
+use crate::local::links::{codec, key_of};
 use crate::local::schema::Fields;
 use crate::local::{analyzer, checkpoint, stored};
+use crate::text::links::{self as text_links, Link};
 use crate::text::note;
 
 /// A document as the indexer hands it to tantivy: its values in the order they were added
@@ -102,7 +104,8 @@ pub(in crate::local) fn placeholder(
     doc
 }
 
-/// The index document of one note, or of a canvas's or PDF's text (moved into it).
+/// The index document of one note, or of a canvas's or PDF's text (moved into it);
+/// `card_links` are a canvas's file and link cards.
 pub(in crate::local) fn note_document(
     fields: &Fields,
     note: &DiskNote,
@@ -110,9 +113,17 @@ pub(in crate::local) fn note_document(
     text: String,
     exact: bool,
     hash: &[u8; 32],
+    card_links: Vec<Link>,
 ) -> NoteDoc {
     let meta = note::parse(&text);
     let mut doc = file_document(fields, note, kind);
+    // A PDF's text is no Markdown: a `[[` in it is no link.
+    let mut links = match kind {
+        FileKind::Pdf => Vec::new(),
+        _ => text_links::parse(&text, meta.body_start),
+    };
+    links.extend(card_links);
+    add_links(fields, &mut doc, &links);
     let file_name = note.rel.rsplit('/').next().unwrap_or("");
     doc.add_text(fields.title, kind.strip(file_name));
     for a in &meta.aliases {
@@ -148,4 +159,22 @@ pub(in crate::local) fn note_document(
         doc.add_bytes(fields.checkpoints, table);
     }
     doc
+}
+
+/// The links of a note, and for each distinct file name they name a `link_keys` term.
+fn add_links(fields: &Fields, doc: &mut NoteDoc, links: &[Link]) {
+    if links.is_empty() {
+        return;
+    }
+    let mut keys: Vec<String> = links
+        .iter()
+        .filter(|l| !l.target.is_empty())
+        .map(|l| codec::key_term(&key_of(&l.target)))
+        .collect();
+    keys.sort_unstable();
+    keys.dedup();
+    for k in keys {
+        doc.add_text(fields.link_keys, k);
+    }
+    doc.add_bytes(fields.links, codec::encode(links));
 }

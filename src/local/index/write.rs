@@ -20,6 +20,7 @@ use super::sweep;
 use crate::core::{Caps, FileKind, IndexProgress, IndexReport, Limits, SkippedFile};
 use crate::fsread::Beneath;
 use crate::local::schema::{self, Fields};
+use crate::text::links::{self, Link};
 use crate::text::{canvas, parts};
 
 /// Writer heap for a full build (split across the indexing threads).
@@ -253,9 +254,9 @@ struct Ctx<'a> {
 
 /// What a file's document holds.
 enum Content {
-    /// Searchable text (a note, or a canvas's or PDF's parts), and whether it is the file's
-    /// exact bytes (a hit may then be shown from the file itself).
-    Text(String, bool),
+    /// Searchable text (a note, or a canvas's or PDF's parts), whether it is the file's
+    /// exact bytes (a hit may then be shown from the file itself), and a canvas's card links.
+    Text(String, bool, Vec<Link>),
     /// A file that could not be indexed: a placeholder with its stat and hash, so it is not
     /// tried again until it changes.
     Failed(String),
@@ -316,10 +317,10 @@ fn prepare_one(
     let content = match kind {
         FileKind::Note => {
             let (text, exact) = decode(bytes);
-            Content::Text(text, exact)
+            Content::Text(text, exact, Vec::new())
         }
-        FileKind::Canvas => match canvas::to_markdown(&decode(bytes).0) {
-            Ok(md) => Content::Text(md, false),
+        FileKind::Canvas => match canvas::to_markdown_with_cards(&decode(bytes).0) {
+            Ok((md, cards)) => Content::Text(md, false, links::canvas_links(&cards)),
             Err(reason) => Content::Failed(reason),
         },
         FileKind::Pdf => {
@@ -327,7 +328,7 @@ fn prepare_one(
                 return;
             };
             match x.pdf(&up.note.path(ctx.vault), &bytes, &hash) {
-                Outcome::Pages(pages) => Content::Text(parts::join(&pages), false),
+                Outcome::Pages(pages) => Content::Text(parts::join(&pages), false, Vec::new()),
                 Outcome::Failed(reason) => Content::Failed(reason),
                 Outcome::Pending => {
                     t.pending += 1;
@@ -341,9 +342,10 @@ fn prepare_one(
     }
     let failed = matches!(content, Content::Failed(_));
     let doc = match content {
-        Content::Text(text, exact) => {
+        Content::Text(text, exact, cards) => {
             let share = ctx.budget.take(text.len() as u64 + DOC_OVERHEAD_BYTES);
-            let mut doc = note_document(fields, &up.note, kind, text, exact, hash.as_bytes());
+            let mut doc =
+                note_document(fields, &up.note, kind, text, exact, hash.as_bytes(), cards);
             doc.hold(share);
             doc
         }

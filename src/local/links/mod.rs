@@ -1,0 +1,289 @@
+//! Links between the files of a vault, as Obsidian sees them: a note's outgoing links and
+//! backlinks, the links that name no file, the notes no link touches.
+//!
+//! The indexer keeps each note's links as written (see [`codec`]) with one `link_keys` term
+//! per file name they name. Nothing is resolved at index time: a query resolves links against
+//! the paths the index holds at that moment ([`resolve`]), so a new, renamed or deleted note
+//! changes its backlinks and the broken links at once, without re-reading the notes that link
+//! to it. Backlinks are found without reading every note: the documents holding the file's
+//! key, whose links are then resolved to confirm.
+//!
+//! The caller (`crate::local::vault_links`) first brings the index up to date as
+//! `vault-search index` does (the walk, then only the changed files are read).
+
+pub(crate) mod codec;
+mod context;
+mod files;
+mod read;
+mod resolve;
+
+pub(crate) use resolve::key_of;
+
+use anyhow::{bail, Context, Result};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+use tantivy::{DocAddress, Searcher};
+
+use crate::core::{
+    IncomingLink, LinkSource, LinksQuery, LinksResponse, OutgoingLink, UnresolvedTarget,
+};
+use crate::local::schema::{self, Fields};
+use crate::local::stored::Stored;
+use crate::text::links::Link;
+use resolve::Paths;
+
+/// A document: its address, path and links.
+type Doc = (DocAddress, String, Vec<Link>);
+
+/// Answers `query` from `searcher`, the index of the vault at `dir`, into `response`.
+pub(crate) fn answer(
+    searcher: &Searcher,
+    dir: &std::path::Path,
+    query: &LinksQuery,
+    response: &mut LinksResponse,
+) -> Result<()> {
+    let fields = schema::fields();
+    // Every note's links are read only when every note's links are asked for.
+    let docs = read::documents(searcher, fields, !matches!(query, LinksQuery::Note(_)))?;
+    let mut vault = Vault::new(dir, docs.iter().map(|(_, p, _)| p.as_str()));
+    match query {
+        LinksQuery::Note(name) => {
+            let path = vault.find_note(name)?;
+            let addr = docs.iter().find(|(_, p, _)| *p == path).map(|(a, ..)| *a);
+            let outgoing = match addr {
+                Some(addr) => read::links_at(searcher, fields, addr)?
+                    .iter()
+                    .map(|l| outgoing(l, vault.resolve(l, &path)))
+                    .collect(),
+                None => Vec::new(),
+            };
+            response.incoming = Some(incoming(searcher, fields, &mut vault, &path)?);
+            response.outgoing = Some(outgoing);
+            response.note = Some(path);
+        }
+        LinksQuery::Unresolved => response.unresolved = Some(unresolved(&mut vault, &docs)),
+        LinksQuery::Orphans => response.orphans = Some(orphans(&mut vault, &docs)),
+    }
+    Ok(())
+}
+
+/// The paths links resolve against: the index's, and (once a link names a file the index
+/// can't hold, such as an image) every file of the vault.
+struct Vault<'a> {
+    dir: &'a std::path::Path,
+    paths: Paths,
+    listed: bool,
+}
+
+impl<'a> Vault<'a> {
+    fn new<'p>(dir: &'a std::path::Path, indexed: impl Iterator<Item = &'p str>) -> Self {
+        let mut paths = Paths::default();
+        for p in indexed {
+            paths.add(p);
+        }
+        Vault {
+            dir,
+            paths,
+            listed: false,
+        }
+    }
+
+    /// Adds every file on disk (once).
+    fn list(&mut self) {
+        if !self.listed {
+            self.listed = true;
+            for p in files::list(self.dir) {
+                self.paths.add(&p);
+            }
+        }
+    }
+
+    /// The path `link`, written in `source`, names now.
+    fn resolve(&mut self, link: &Link, source: &str) -> Option<String> {
+        if let Some(p) = self.paths.resolve(&link.target, source) {
+            return Some(p.to_string());
+        }
+        if self.listed || !names_attachment(&link.target) {
+            return None;
+        }
+        self.list();
+        self.paths.resolve(&link.target, source).map(str::to_string)
+    }
+
+    /// The file `name` means: a vault-relative path (`.md` optional, any case) or a file name
+    /// only one file has.
+    fn find_note(&mut self, name: &str) -> Result<String> {
+        let name = name.trim().trim_start_matches("./").trim_start_matches('/');
+        if name.is_empty() {
+            bail!("name a note: its vault-relative path, or a file name only one note has");
+        }
+        for attempt in 0..2 {
+            if let Some(p) = self
+                .paths
+                .find(name)
+                .or_else(|| self.paths.find(&format!("{name}.md")))
+            {
+                return Ok(p.to_string());
+            }
+            if !name.contains('/') {
+                let lower = name.to_lowercase();
+                let with_md = format!("{lower}.md");
+                let mut named: Vec<&str> = self
+                    .paths
+                    .named(&key_of(name))
+                    .filter(|p| {
+                        let file = p.rsplit('/').next().unwrap_or(p).to_lowercase();
+                        file == lower || file == with_md
+                    })
+                    .collect();
+                named.sort_unstable();
+                match named.as_slice() {
+                    [one] => return Ok(one.to_string()),
+                    [] => {}
+                    many => bail!(
+                        "`{name}` names {} files: {}; give the path",
+                        many.len(),
+                        many.join(", ")
+                    ),
+                }
+            }
+            if attempt == 0 && !self.listed {
+                self.list();
+            } else {
+                break;
+            }
+        }
+        bail!("no file `{name}` in the vault (give a vault-relative path as search prints it)")
+    }
+}
+
+/// A target whose file name has an extension other than `.md`: a file the index may not
+/// hold.
+fn names_attachment(target: &str) -> bool {
+    let name = target.rsplit('/').next().unwrap_or(target);
+    match name.rsplit_once('.') {
+        Some((stem, ext)) => !stem.is_empty() && !ext.eq_ignore_ascii_case("md"),
+        None => false,
+    }
+}
+
+fn kind(link: &Link) -> String {
+    if link.embed { "embed" } else { "link" }.to_string()
+}
+
+/// (heading, block) of a link's subpath.
+fn subpath(link: &Link) -> (Option<String>, Option<String>) {
+    if link.subpath.is_empty() {
+        (None, None)
+    } else if let Some(block) = link.subpath.strip_prefix('^') {
+        (None, Some(block.to_string()))
+    } else {
+        (Some(link.subpath.clone()), None)
+    }
+}
+
+fn outgoing(link: &Link, resolved: Option<String>) -> OutgoingLink {
+    let (heading, block) = subpath(link);
+    OutgoingLink {
+        target: link.target.clone(),
+        resolved,
+        line: link.line,
+        kind: kind(link),
+        heading,
+        block,
+        text: (!link.text.is_empty()).then(|| link.text.clone()),
+    }
+}
+
+/// The links from other files that resolve to `path`, by source and line.
+fn incoming(
+    searcher: &Searcher,
+    fields: &Fields,
+    vault: &mut Vault<'_>,
+    path: &str,
+) -> Result<Vec<IncomingLink>> {
+    let key = key_of(path);
+    let mut out = Vec::new();
+    for addr in read::holding(searcher, fields.link_keys, &codec::key_term(&key))? {
+        let mut source = String::new();
+        crate::local::stored::path_of(searcher, fields, addr, &mut source)?;
+        if source == path {
+            continue;
+        }
+        let mut body: Option<Stored> = None;
+        for link in read::links_at(searcher, fields, addr)? {
+            if link.target.is_empty() || key_of(&link.target) != key {
+                continue;
+            }
+            if vault.resolve(&link, &source).as_deref() != Some(path) {
+                continue;
+            }
+            if body.is_none() {
+                body = Some(Stored::read(searcher, addr).context("reading a linking note")?);
+            }
+            let text = body.as_ref().map_or("", |b| b.body());
+            let (heading, block) = subpath(&link);
+            out.push(IncomingLink {
+                source: source.clone(),
+                line: link.line,
+                kind: kind(&link),
+                heading,
+                block,
+                context: context::sentence(text, link.line, &link.target),
+            });
+        }
+    }
+    out.sort_by(|a, b| (&a.source, a.line).cmp(&(&b.source, b.line)));
+    Ok(out)
+}
+
+/// The links that name no file, grouped by target (without case or `.md`), targets in order.
+fn unresolved(vault: &mut Vault<'_>, docs: &[Doc]) -> Vec<UnresolvedTarget> {
+    let mut groups: BTreeMap<String, UnresolvedTarget> = BTreeMap::new();
+    for (_, source, links) in docs {
+        for link in links {
+            if link.target.is_empty() || vault.resolve(link, source).is_some() {
+                continue;
+            }
+            // `[[Note]]` and `[n](Note.md)` name the same missing note.
+            let lower = link.target.to_lowercase();
+            let key = lower.strip_suffix(".md").unwrap_or(&lower).to_string();
+            groups
+                .entry(key)
+                .or_insert_with(|| UnresolvedTarget {
+                    target: link.target.clone(),
+                    sources: Vec::new(),
+                })
+                .sources
+                .push(LinkSource {
+                    source: source.clone(),
+                    line: link.line,
+                });
+        }
+    }
+    groups.into_values().collect()
+}
+
+/// The notes and canvases with no resolved link to or from another file.
+fn orphans(vault: &mut Vault<'_>, docs: &[Doc]) -> Vec<String> {
+    let mut touched: HashSet<String> = HashSet::new();
+    for (_, source, links) in docs {
+        for link in links {
+            match vault.resolve(link, source) {
+                Some(to) if to != *source => {
+                    touched.insert(source.clone());
+                    touched.insert(to);
+                }
+                _ => {}
+            }
+        }
+    }
+    let notes: BTreeSet<&str> = docs
+        .iter()
+        .map(|(_, p, _)| p.as_str())
+        .filter(|p| {
+            let lower = p.to_lowercase();
+            (lower.ends_with(".md") || lower.ends_with(".canvas")) && !touched.contains(*p)
+        })
+        .collect();
+    notes.into_iter().map(str::to_string).collect()
+}

@@ -1,0 +1,91 @@
+//! What the links queries read from the index: every file's path, a document's links (from
+//! their fast column: no stored body is loaded), and the documents that may link to a file
+//! (one `link_keys` term).
+
+use anyhow::Result;
+use tantivy::collector::DocSetCollector;
+use tantivy::query::TermQuery;
+use tantivy::schema::IndexRecordOption;
+use tantivy::{DocAddress, Searcher, Term};
+
+use super::codec;
+use crate::local::schema::Fields;
+use crate::text::links::Link;
+
+/// Every live document's address, path and links, in index order; `with_links: false`
+/// leaves the links out (empty). Each column is opened once per segment.
+pub(super) fn documents(
+    searcher: &Searcher,
+    fields: &Fields,
+    with_links: bool,
+) -> Result<Vec<(DocAddress, String, Vec<Link>)>> {
+    let path_name = fields.schema.get_field_name(fields.path);
+    let links_name = fields.schema.get_field_name(fields.links);
+    let mut out = Vec::new();
+    let mut bytes = Vec::new();
+    for (ord, seg) in searcher.segment_readers().iter().enumerate() {
+        let ff = seg.fast_fields();
+        let Some(paths) = ff.str(path_name)? else {
+            continue;
+        };
+        let links = if with_links {
+            ff.bytes(links_name)?
+        } else {
+            None
+        };
+        let alive = seg.alive_bitset();
+        for doc in 0..seg.max_doc() {
+            if alive.is_some_and(|a| !a.is_alive(doc)) {
+                continue;
+            }
+            let mut path = String::new();
+            if let Some(o) = paths.term_ords(doc).next() {
+                paths.ord_to_str(o, &mut path)?;
+            }
+            if path.is_empty() {
+                continue;
+            }
+            bytes.clear();
+            if let Some(col) = &links {
+                if let Some(o) = col.term_ords(doc).next() {
+                    col.ord_to_bytes(o, &mut bytes)?;
+                }
+            }
+            out.push((
+                DocAddress::new(ord as u32, doc),
+                path,
+                codec::decode(&bytes),
+            ));
+        }
+    }
+    Ok(out)
+}
+
+/// The links the document at `addr` makes.
+pub(super) fn links_at(
+    searcher: &Searcher,
+    fields: &Fields,
+    addr: DocAddress,
+) -> Result<Vec<Link>> {
+    let name = fields.schema.get_field_name(fields.links);
+    let ff = searcher.segment_reader(addr.segment_ord).fast_fields();
+    let mut bytes = Vec::new();
+    if let Some(col) = ff.bytes(name)? {
+        if let Some(ord) = col.term_ords(addr.doc_id).next() {
+            col.ord_to_bytes(ord, &mut bytes)?;
+        }
+    }
+    Ok(codec::decode(&bytes))
+}
+
+/// The documents holding `term` in `field` (a path, a link key), in index order.
+pub(super) fn holding(
+    searcher: &Searcher,
+    field: tantivy::schema::Field,
+    term: &str,
+) -> Result<Vec<DocAddress>> {
+    let q = TermQuery::new(Term::from_field_text(field, term), IndexRecordOption::Basic);
+    let mut docs: Vec<DocAddress> = searcher.search(&q, &DocSetCollector)?.into_iter().collect();
+    docs.sort_unstable();
+    Ok(docs)
+}
