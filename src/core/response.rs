@@ -206,12 +206,35 @@ pub(crate) fn round_to(x: f64, places: i32) -> f64 {
 // Only the front-ends write JSON.
 #[cfg(any(test, feature = "cli"))]
 pub(crate) fn escape_json_controls(json: Vec<u8>) -> Vec<u8> {
-    if !json.iter().any(|&b| matches!(b, 0x7f | 0xc2 | 0xd8 | 0xe2)) {
+    let Some(mut at) = next_control(&json, 0) else {
         return json;
-    }
+    };
     let mut out = Vec::with_capacity(json.len() + 16);
-    let mut i = 0;
-    while i < json.len() {
+    let mut from = 0;
+    loop {
+        let (i, code, len) = at;
+        out.extend_from_slice(&json[from..i]);
+        out.extend_from_slice(format!("\\u{code:04x}").as_bytes());
+        from = i + len;
+        match next_control(&json, from) {
+            Some(next) => at = next,
+            None => break,
+        }
+    }
+    out.extend_from_slice(&json[from..]);
+    out
+}
+
+/// The next character at or after `from` that [`escape_json_controls`] escapes: its offset, code
+/// point and length in bytes. The lead bytes are looked for first, so text without them (most
+/// of it: `…` and `—` share only the `0xe2` lead) costs one scan.
+#[cfg(any(test, feature = "cli"))]
+fn next_control(json: &[u8], mut from: usize) -> Option<(usize, u32, usize)> {
+    while let Some(off) = json[from..]
+        .iter()
+        .position(|&b| matches!(b, 0x7f | 0xc2 | 0xd8 | 0xe2))
+    {
+        let i = from + off;
         let escaped = match json[i..] {
             [0x7f, ..] => Some((0x7f, 1)),
             [0xc2, b @ 0x80..=0x9f, ..] => Some((u32::from(b), 2)),
@@ -225,18 +248,12 @@ pub(crate) fn escape_json_controls(json: Vec<u8>) -> Vec<u8> {
             [0xe2, 0x81, b @ 0xa6..=0xa9, ..] => Some((0x2040 + u32::from(b) - 0x80, 3)),
             _ => None,
         };
-        match escaped {
-            Some((code, len)) => {
-                out.extend_from_slice(format!("\\u{code:04x}").as_bytes());
-                i += len;
-            }
-            None => {
-                out.push(json[i]);
-                i += 1;
-            }
+        if let Some((code, len)) = escaped {
+            return Some((i, code, len));
         }
+        from = i + 1;
     }
-    out
+    None
 }
 
 #[cfg(test)]
@@ -247,6 +264,17 @@ mod tests {
     fn rounds() {
         assert_eq!(round_to(41.237, 2), 41.24);
         assert_eq!(round_to(f64::NAN, 2), 0.0);
+    }
+
+    #[test]
+    fn text_beside_the_controls_is_copied_as_it_is() {
+        let plain = serde_json::to_vec(&["a … b — c ’ d"]).unwrap();
+        assert_eq!(escape_json_controls(plain.clone()), plain);
+        let mixed = serde_json::to_vec(&["… x\u{202e}y … \u{9b}"]).unwrap();
+        let out = String::from_utf8(escape_json_controls(mixed)).unwrap();
+        assert_eq!(out, r#"["… x\u202ey … \u009b"]"#);
+        let back: Vec<String> = serde_json::from_str(&out).unwrap();
+        assert_eq!(back, ["… x\u{202e}y … \u{9b}"]);
     }
 
     #[test]

@@ -118,9 +118,10 @@ pub(in crate::local) fn note_document(
     let meta = note::parse(&text);
     let mut doc = file_document(fields, note, kind);
     // A PDF's text is no Markdown: a `[[` in it is no link.
-    let mut links = match kind {
-        FileKind::Pdf => Vec::new(),
-        _ => text_links::parse(&text, meta.body_start),
+    let mut links = if kind.is_markdown() {
+        text_links::parse(&text, meta.body_start)
+    } else {
+        Vec::new()
     };
     links.extend(card_links);
     add_links(fields, &mut doc, &links);

@@ -2,8 +2,10 @@
 //! when a link names one. The index holds notes, canvases and (unless left out) PDFs, so that
 //! is where a link to a note is resolved; a link whose file name has another extension
 //! (`![[diagram.png]]`) can only be confirmed by the disk. The listing follows the walk's
-//! rules (see `crate::local::index::walk`): symlinks are not followed, folders whose name
-//! starts with `.` are skipped. It reads directories only, no file is stat'ed or opened.
+//! rules (see `crate::local::index::walk`): symlinks are not followed, files and folders whose
+//! name starts with `.` are skipped (Obsidian hides them), and a name that is not UTF-8 is
+//! spelled as the index spells it (`crate::paths::namebytes`). It reads directories only, no
+//! file is stat'ed or opened.
 
 use std::path::Path;
 
@@ -11,8 +13,8 @@ use std::path::Path;
 /// unresolved rather than spend unbounded time and memory).
 const MAX_FILES: usize = 2_000_000;
 
-/// Every file below `vault` as a vault-relative `/`-separated path (lossy when a name is not
-/// UTF-8); folders that can't be read are left out.
+/// Every file below `vault` as a vault-relative `/`-separated path, in the index's spelling;
+/// folders that can't be read are left out.
 pub(super) fn list(vault: &Path) -> Vec<String> {
     let mut out = Vec::new();
     let mut stack: Vec<(std::path::PathBuf, String)> = vec![(vault.to_path_buf(), String::new())];
@@ -21,7 +23,10 @@ pub(super) fn list(vault: &Path) -> Vec<String> {
             continue;
         };
         for entry in entries.flatten() {
-            let name = entry.file_name().to_string_lossy().into_owned();
+            let name = crate::paths::namebytes::spell(&entry.file_name()).into_owned();
+            if name.starts_with('.') {
+                continue;
+            }
             let Ok(kind) = entry.file_type() else {
                 continue;
             };
@@ -31,9 +36,7 @@ pub(super) fn list(vault: &Path) -> Vec<String> {
                 format!("{rel}/{name}")
             };
             if kind.is_dir() {
-                if !name.starts_with('.') {
-                    stack.push((entry.path(), child));
-                }
+                stack.push((entry.path(), child));
             } else if kind.is_file() {
                 out.push(child);
                 if out.len() >= MAX_FILES {
@@ -50,13 +53,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn lists_files_skips_dot_folders() {
+    fn lists_files_skips_dot_files_and_folders() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(dir.path().join("a/b")).unwrap();
         std::fs::create_dir_all(dir.path().join(".obsidian")).unwrap();
         std::fs::write(dir.path().join("a/b/pic.png"), b"x").unwrap();
         std::fs::write(dir.path().join(".obsidian/app.json"), b"{}").unwrap();
         std::fs::write(dir.path().join("n.md"), b"x").unwrap();
+        std::fs::write(dir.path().join("a/.hidden.png"), b"x").unwrap();
         let mut got = list(dir.path());
         got.sort();
         assert_eq!(got, ["a/b/pic.png", "n.md"]);
