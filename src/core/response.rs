@@ -230,11 +230,14 @@ pub(crate) fn escape_json_controls(json: Vec<u8>) -> Vec<u8> {
 /// of it: `…` and `—` share only the `0xe2` lead) costs one scan.
 #[cfg(any(test, feature = "cli"))]
 fn next_control(json: &[u8], mut from: usize) -> Option<(usize, u32, usize)> {
-    while let Some(off) = json[from..]
-        .iter()
-        .position(|&b| matches!(b, 0x7f | 0xc2 | 0xd8 | 0xe2))
-    {
-        let i = from + off;
+    // serde never escapes DEL: looked for on its own, both scans in SIMD.
+    let del = memchr::memchr(0x7f, &json[from..]).map(|off| from + off);
+    loop {
+        let lead = memchr::memchr3(0xc2, 0xd8, 0xe2, &json[from..]).map(|off| from + off);
+        let i = match (lead, del) {
+            (Some(l), Some(d)) => l.min(d),
+            (l, d) => l.or(d)?,
+        };
         let escaped = match json[i..] {
             [0x7f, ..] => Some((0x7f, 1)),
             [0xc2, b @ 0x80..=0x9f, ..] => Some((u32::from(b), 2)),
@@ -253,7 +256,6 @@ fn next_control(json: &[u8], mut from: usize) -> Option<(usize, u32, usize)> {
         }
         from = i + 1;
     }
-    None
 }
 
 #[cfg(test)]
