@@ -41,7 +41,7 @@ use context::Ctx;
 pub(crate) use context::McpOptions;
 
 /// The schema of `search_notes`' structured answer: the output contract's own types, without
-/// their field documentation, number formats and defaults (the README has them; tool
+/// their field documentation, number formats and defaults (docs/guide.md has them; tool
 /// definitions cost tokens in every conversation).
 fn output_schema() -> Arc<rmcp::model::JsonObject> {
     fn strip(v: &mut serde_json::Value) {

@@ -106,7 +106,7 @@ pub(super) fn open_own_file(path: &Path) -> Result<File> {
 
 fn refused(path: &Path, why: &str) -> String {
     format!(
-        "refusing {}: {why} (see \"The local index\" in the README)",
+        "refusing {}: {why} (see \"The local index\" in docs/guide.md)",
         path.display()
     )
 }
