@@ -4,10 +4,9 @@
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use crate::util::{assert_ok, read_lines, Env, ServerProcess};
+use crate::util::{assert_ok, serve_port, spawn_serve, Env, ServerProcess};
 use serde::Deserialize;
 
 /// Generous: CI machines are slow and shared; the poll returns as soon as it holds.
@@ -49,22 +48,8 @@ struct Server {
 
 impl Server {
     fn start(env: &Env, extra: &[&str]) -> Server {
-        let mut child = ServerProcess::spawn(
-            env.cmd()
-                .args(["serve", "--port", "0"])
-                .args(extra)
-                .stdout(Stdio::null())
-                .stderr(Stdio::piped()),
-        );
-        let rx = read_lines(child.stderr.take().unwrap());
-        let port = loop {
-            let line = rx
-                .recv_timeout(DEADLINE)
-                .expect("serve printed no listening line");
-            if let Some(rest) = line.split("http://127.0.0.1:").nth(1) {
-                break rest.split('/').next().unwrap().parse::<u16>().unwrap();
-            }
-        };
+        let (child, rx) = spawn_serve(env, extra);
+        let port = serve_port(&rx, DEADLINE);
         let server = Server { child, port };
         server.poll("the first index", || {
             server.health().is_some_and(|h| h.caught_up)

@@ -138,19 +138,8 @@ struct Serve {
 #[cfg(unix)]
 impl Serve {
     fn start(env: &Env) -> Serve {
-        let mut child = crate::util::ServerProcess::spawn(
-            env.cmd()
-                .args(["serve", "--port", "0"])
-                .stdout(std::process::Stdio::null())
-                .stderr(std::process::Stdio::piped()),
-        );
-        let rx = crate::util::read_lines(child.stderr.take().unwrap());
-        let port = loop {
-            let line = rx.recv_timeout(HUNG).expect("serve printed no address");
-            if let Some(rest) = line.split("http://127.0.0.1:").nth(1) {
-                break rest.split('/').next().unwrap().parse::<u16>().unwrap();
-            }
-        };
+        let (child, rx) = crate::util::spawn_serve(env, &[]);
+        let port = crate::util::serve_port(&rx, HUNG);
         let s = Serve {
             _child: child,
             port,

@@ -156,24 +156,6 @@ fn get(port: u16, path: &str, headers: &[(&str, &str)]) -> (u16, String) {
     (status, body)
 }
 
-/// `serve` on a free port for `env`, and the lines it writes to stderr.
-#[cfg(unix)]
-fn serve(
-    env: &Env,
-) -> (
-    crate::util::ServerProcess,
-    std::sync::mpsc::Receiver<String>,
-) {
-    let mut child = crate::util::ServerProcess::spawn(
-        env.cmd()
-            .args(["serve", "--port", "0"])
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::piped()),
-    );
-    let rx = crate::util::read_lines(child.stderr.take().unwrap());
-    (child, rx)
-}
-
 /// No raw control, C1 or bidi character in text that is shown or sent as JSON.
 #[cfg(unix)]
 fn assert_no_raw_controls(what: &str, text: &str) {
@@ -252,7 +234,7 @@ fn controls_in_names_origins_and_paths_are_escaped() {
     drop(s);
 
     // serve: the start line and a refused Origin's log line are escaped, its JSON is safe.
-    let (_child, rx) = serve(&env);
+    let (_child, rx) = crate::util::spawn_serve(&env, &[]);
     let next = || {
         rx.recv_timeout(std::time::Duration::from_secs(30))
             .expect("a line from serve")
@@ -477,7 +459,7 @@ fn serve_reads_back_and_follows_a_note_whose_name_is_not_utf8() {
     let env = Env::new();
     env.write("plain.md", "nothing here\n");
     let p = write_raw(&env, b"caf\xe9.md", "zephyr in latin one\n");
-    let (_child, rx) = serve(&env);
+    let (_child, rx) = crate::util::spawn_serve(&env, &[]);
     let port: u16 = loop {
         let line = rx
             .recv_timeout(std::time::Duration::from_secs(30))

@@ -236,6 +236,32 @@ pub fn read_lines(pipe: impl Read + Send + 'static) -> Receiver<String> {
     rx
 }
 
+/// `vault-search serve --port 0` (and `extra`) on `env`'s vault, with its stderr read line by
+/// line ([`read_lines`]).
+pub fn spawn_serve(env: &Env, extra: &[&str]) -> (ServerProcess, Receiver<String>) {
+    let mut child = ServerProcess::spawn(
+        env.cmd()
+            .args(["serve", "--port", "0"])
+            .args(extra)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped()),
+    );
+    let rx = read_lines(child.stderr.take().unwrap());
+    (child, rx)
+}
+
+/// The port of `serve`'s listening line; panics when none comes within `within`.
+pub fn serve_port(rx: &Receiver<String>, within: Duration) -> u16 {
+    loop {
+        let line = rx
+            .recv_timeout(within)
+            .expect("serve printed no listening line");
+        if let Some(rest) = line.split("http://127.0.0.1:").nth(1) {
+            return rest.split('/').next().unwrap().parse::<u16>().unwrap();
+        }
+    }
+}
+
 /// A loopback port with nothing listening.
 pub fn dead_port() -> u16 {
     let l = TcpListener::bind("127.0.0.1:0").unwrap();
