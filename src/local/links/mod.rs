@@ -20,7 +20,7 @@ mod resolve;
 pub(crate) use resolve::key_of;
 
 use anyhow::{bail, Context, Result};
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeSet, HashSet};
 use tantivy::{DocAddress, Searcher};
 
 use crate::core::{
@@ -237,8 +237,10 @@ fn incoming(
 }
 
 /// The links that name no file, grouped by target (without case or `.md`), targets in order.
+/// A group is named as its first source (by path, then line) writes the target, and lists its
+/// sources in that order: the same answer whatever order the index holds the notes in.
 fn unresolved(vault: &mut Vault<'_>, docs: &[Doc]) -> Vec<UnresolvedTarget> {
-    let mut groups: BTreeMap<String, UnresolvedTarget> = BTreeMap::new();
+    let mut broken: Vec<(String, &String, u32, &String)> = Vec::new();
     for (_, source, links) in docs {
         for link in links {
             if link.target.is_empty() || vault.resolve(link, source).is_some() {
@@ -247,20 +249,27 @@ fn unresolved(vault: &mut Vault<'_>, docs: &[Doc]) -> Vec<UnresolvedTarget> {
             // `[[Note]]` and `[n](Note.md)` name the same missing note.
             let lower = link.target.to_lowercase();
             let key = lower.strip_suffix(".md").unwrap_or(&lower).to_string();
-            groups
-                .entry(key)
-                .or_insert_with(|| UnresolvedTarget {
-                    target: link.target.clone(),
-                    sources: Vec::new(),
-                })
-                .sources
-                .push(LinkSource {
-                    source: source.clone(),
-                    line: link.line,
-                });
+            broken.push((key, source, link.line, &link.target));
         }
     }
-    groups.into_values().collect()
+    broken.sort_unstable();
+    let mut groups: Vec<(String, UnresolvedTarget)> = Vec::new();
+    for (key, source, line, target) in broken {
+        if groups.last().is_none_or(|(k, _)| *k != key) {
+            let group = UnresolvedTarget {
+                target: target.clone(),
+                sources: Vec::new(),
+            };
+            groups.push((key, group));
+        }
+        if let Some((_, group)) = groups.last_mut() {
+            group.sources.push(LinkSource {
+                source: source.clone(),
+                line,
+            });
+        }
+    }
+    groups.into_iter().map(|(_, g)| g).collect()
 }
 
 /// The notes and canvases with no resolved link to or from another file.
