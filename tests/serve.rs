@@ -699,3 +699,59 @@ fn excerpts_keep_comments_as_the_plugin_does() {
         "waits"
     );
 }
+
+/// `links` while `serve` watches: its answers come from the watcher's index (no walk), and a
+/// save, a deletion and a rename reach a note's backlinks and the broken links through it.
+#[test]
+fn links_follow_saves_through_the_watcher() {
+    use vault_search::LinksResponse;
+    let env = Env::new();
+    env.write("Target.md", "the target\n");
+    env.write("a.md", "see [[Target]]\n");
+    let server = Server::start(&env, &[]);
+    let links = |args: &[&str]| -> Option<LinksResponse> {
+        let mut all = vec!["links", "--json"];
+        all.extend_from_slice(args);
+        let out = env.run(&all);
+        out.status
+            .success()
+            .then(|| serde_json::from_slice(&out.stdout).unwrap())
+    };
+    let sources = |r: &LinksResponse| -> Vec<String> {
+        let mut s: Vec<String> = r
+            .incoming
+            .iter()
+            .flatten()
+            .map(|l| l.source.clone())
+            .collect();
+        s.sort();
+        s
+    };
+    let r = links(&["Target"]).expect("links Target");
+    assert!(r.watched, "a live watcher: no walk");
+    assert_eq!(sources(&r), ["a.md"]);
+
+    env.write("b.md", "also [[target|the one]]\n");
+    server.poll("a saved note's backlink", || {
+        links(&["Target"]).is_some_and(|r| r.watched && sources(&r) == ["a.md", "b.md"])
+    });
+    env.remove("a.md");
+    server.poll("a deleted note's backlink gone", || {
+        links(&["Target"]).is_some_and(|r| sources(&r) == ["b.md"])
+    });
+    std::fs::rename(env.vault.join("Target.md"), env.vault.join("Moved.md")).unwrap();
+    server.poll("a renamed target's links unresolved", || {
+        links(&["--unresolved"]).is_some_and(|r| {
+            r.watched
+                && r.unresolved
+                    .iter()
+                    .flatten()
+                    .any(|g| g.target == "target" && g.sources[0].source == "b.md")
+        })
+    });
+    assert!(links(&["Target"]).is_none(), "the old name names no file");
+    env.write("c.md", "now [[Moved]]\n");
+    server.poll("the new name's backlink", || {
+        links(&["Moved"]).is_some_and(|r| sources(&r) == ["c.md"])
+    });
+}

@@ -106,6 +106,10 @@ pub struct LinksResponse {
     /// answer comes from its last commit.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub stale: bool,
+    /// A live `serve` watcher keeps the index current: the answer comes from it, without a
+    /// freshness walk.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub watched: bool,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
 }

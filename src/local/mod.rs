@@ -100,36 +100,75 @@ pub(crate) fn index(opts: &IndexOptions, progress: &dyn IndexProgress) -> Result
 }
 
 /// A note's links and backlinks, the broken links or the orphans of `opts.vault`, from its
-/// index brought up to date first as [`index`] does (when another process is writing it, its
-/// last commit answers and says it may be stale).
+/// index as fresh as [`fresh_reader`] makes it.
 pub(crate) fn vault_links(opts: &crate::core::LinksOptions) -> Result<crate::core::LinksResponse> {
-    use anyhow::Context;
     let started = Instant::now();
-    let cache = opts.cache_dir.as_deref().context(
-        "no cache directory on this system: pass --cache-dir DIR or set VAULT_SEARCH_CACHE_DIR",
-    )?;
-    let mut index_opts = IndexOptions::new(&opts.vault, cache);
-    index_opts.pdf = opts.limits.pdf;
-    index_opts.max_note_bytes = opts.limits.max_note_bytes;
-    let report = index(&index_opts, &crate::core::NoProgress)?;
+    let fresh = fresh_reader(opts.cache_dir.as_deref(), &opts.vault, opts.limits)?;
     let mut response = crate::core::LinksResponse {
         vault: opts.vault.display().to_string(),
-        stale: report.busy,
-        warnings: report.warnings,
+        stale: fresh.stale,
+        watched: fresh.watched,
+        warnings: fresh.warnings,
         ..Default::default()
     };
-    if report.busy {
-        response
-            .warnings
-            .push("another process is updating the index; links may be stale".into());
+    links::answer(&fresh.searcher, &opts.vault, &opts.query, &mut response)?;
+    response.elapsed_seconds = round_to(started.elapsed().as_secs_f64(), 3);
+    Ok(response)
+}
+
+/// The committed index of a vault, made current for a question about the whole vault (links,
+/// related notes): what reading it may have missed travels beside it.
+pub(crate) struct FreshReader {
+    pub(crate) searcher: tantivy::Searcher,
+    /// Another process was writing the index: this is its last commit.
+    pub(crate) stale: bool,
+    /// A live `serve` watcher keeps the index current: no walk was made.
+    pub(crate) watched: bool,
+    pub(crate) warnings: Vec<String>,
+}
+
+/// Opens `vault`'s index below `cache`, brought up to date first as [`index`] does — unless a
+/// live `serve` watcher keeps it current, as searches trust it too. When another process is
+/// writing it, its last commit answers and says it may be stale.
+pub(crate) fn fresh_reader(
+    cache: Option<&std::path::Path>,
+    vault: &std::path::Path,
+    limits: crate::core::Limits,
+) -> Result<FreshReader> {
+    use anyhow::Context;
+    let cache = cache.context(
+        "no cache directory on this system: pass --cache-dir DIR or set VAULT_SEARCH_CACHE_DIR",
+    )?;
+    let store = Store::new(cache, vault);
+    if liveness::watcher_is_live(cache, vault) {
+        if let Ok(Some((_, _, reader))) = store.open_current_reader() {
+            return Ok(FreshReader {
+                searcher: reader.searcher(),
+                stale: false,
+                watched: true,
+                warnings: Vec::new(),
+            });
+        }
     }
-    let (_, _, reader) = Store::new(cache, &opts.vault)
+    let mut index_opts = IndexOptions::new(vault, cache);
+    index_opts.pdf = limits.pdf;
+    index_opts.max_note_bytes = limits.max_note_bytes;
+    let mut report = index(&index_opts, &crate::core::NoProgress)?;
+    if report.busy {
+        report
+            .warnings
+            .push("another process is updating the index; the answer may be stale".into());
+    }
+    let (_, _, reader) = store
         .open_current_reader()
         .map_err(|e| anyhow::anyhow!("{e}"))?
         .context("the vault has no index yet (another process is building it); try again")?;
-    links::answer(&reader.searcher(), &opts.vault, &opts.query, &mut response)?;
-    response.elapsed_seconds = round_to(started.elapsed().as_secs_f64(), 3);
-    Ok(response)
+    Ok(FreshReader {
+        searcher: reader.searcher(),
+        stale: report.busy,
+        watched: false,
+        warnings: report.warnings,
+    })
 }
 
 /// Updates the index for the vault-relative `paths` a file watcher saw change, without
