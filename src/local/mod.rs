@@ -103,33 +103,97 @@ pub(crate) fn index(opts: &IndexOptions, progress: &dyn IndexProgress) -> Result
 /// index brought up to date first as [`index`] does (when another process is writing it, its
 /// last commit answers and says it may be stale).
 pub(crate) fn vault_links(opts: &crate::core::LinksOptions) -> Result<crate::core::LinksResponse> {
-    use anyhow::Context;
     let started = Instant::now();
-    let cache = opts.cache_dir.as_deref().context(
-        "no cache directory on this system: pass --cache-dir DIR or set VAULT_SEARCH_CACHE_DIR",
-    )?;
-    let mut index_opts = IndexOptions::new(&opts.vault, cache);
-    index_opts.pdf = opts.limits.pdf;
-    index_opts.max_note_bytes = opts.limits.max_note_bytes;
-    let report = index(&index_opts, &crate::core::NoProgress)?;
+    let updated = updated_reader(&opts.vault, opts.cache_dir.as_deref(), opts.limits, "links")?;
     let mut response = crate::core::LinksResponse {
         vault: opts.vault.display().to_string(),
-        stale: report.busy,
-        warnings: report.warnings,
+        stale: updated.stale,
+        warnings: updated.warnings,
         ..Default::default()
     };
-    if report.busy {
-        response
-            .warnings
-            .push("another process is updating the index; links may be stale".into());
+    links::answer(
+        &updated.reader.searcher(),
+        &opts.vault,
+        &opts.query,
+        &mut response,
+    )?;
+    response.elapsed_seconds = round_to(started.elapsed().as_secs_f64(), 3);
+    Ok(response)
+}
+
+/// The notes to read after `opts.note`, from the index brought up to date first as
+/// [`vault_links`] does.
+pub(crate) fn vault_related(
+    opts: &crate::core::RelatedOptions,
+) -> Result<crate::core::RelatedResponse> {
+    let started = Instant::now();
+    if !(1..=crate::core::MAX_RELATED_LIMIT).contains(&opts.limit) {
+        anyhow::bail!(
+            "the number of related notes must be 1-{}, not {}",
+            crate::core::MAX_RELATED_LIMIT,
+            opts.limit
+        );
     }
-    let (_, _, reader) = Store::new(cache, &opts.vault)
+    let updated = updated_reader(
+        &opts.vault,
+        opts.cache_dir.as_deref(),
+        opts.limits,
+        "related notes",
+    )?;
+    let (note, results) = links::related::related(
+        &updated.reader.searcher(),
+        &opts.vault,
+        &opts.note,
+        opts.limit,
+    )?;
+    Ok(crate::core::RelatedResponse {
+        vault: opts.vault.display().to_string(),
+        note,
+        results,
+        elapsed_seconds: round_to(started.elapsed().as_secs_f64(), 3),
+        stale: updated.stale,
+        warnings: updated.warnings,
+    })
+}
+
+/// A reader of an index brought up to date, and what the update said.
+struct Updated {
+    reader: tantivy::IndexReader,
+    stale: bool,
+    warnings: Vec<String>,
+}
+
+/// Brings the index of `vault` up to date as [`index`] does and opens its last commit; when
+/// another process is writing it, that commit is read and `what` is said to be stale.
+fn updated_reader(
+    vault: &std::path::Path,
+    cache_dir: Option<&std::path::Path>,
+    limits: crate::core::Limits,
+    what: &str,
+) -> Result<Updated> {
+    use anyhow::Context;
+    let cache = cache_dir.context(
+        "no cache directory on this system: pass --cache-dir DIR or set VAULT_SEARCH_CACHE_DIR",
+    )?;
+    let mut index_opts = IndexOptions::new(vault, cache);
+    index_opts.pdf = limits.pdf;
+    index_opts.max_note_bytes = limits.max_note_bytes;
+    let report = index(&index_opts, &crate::core::NoProgress)?;
+    let mut warnings = report.warnings;
+    if report.busy {
+        warnings.push(format!(
+            "another process is updating the index; {what} may be stale"
+        ));
+    }
+    let (_, _, reader) = Store::new(cache, vault)
         .open_current_reader()
         .map_err(|e| anyhow::anyhow!("{e}"))?
         .context("the vault has no index yet (another process is building it); try again")?;
-    links::answer(&reader.searcher(), &opts.vault, &opts.query, &mut response)?;
-    response.elapsed_seconds = round_to(started.elapsed().as_secs_f64(), 3);
-    Ok(response)
+    Ok(Updated {
+        reader,
+        stale: report.busy,
+        warnings,
+    })
 }
 
 /// Updates the index for the vault-relative `paths` a file watcher saw change, without

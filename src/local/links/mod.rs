@@ -15,6 +15,7 @@ pub(crate) mod codec;
 mod context;
 mod files;
 mod read;
+pub(crate) mod related;
 mod resolve;
 mod vault;
 
