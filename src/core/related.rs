@@ -58,3 +58,21 @@ pub struct RelatedResponse {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
 }
+
+/// What an agent reading a note is shown of its links: the notes it links to, the targets it
+/// names that no file has, the notes linking to it; each list in path order, distinct.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct NoteLinks {
+    pub(crate) outgoing: Vec<String>,
+    pub(crate) unresolved: Vec<String>,
+    pub(crate) incoming: Vec<String>,
+}
+
+/// How a vault's notes link: links written (to a file, not inside the note), those naming no
+/// file, and notes and canvases with no link in or out.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct LinkCounts {
+    pub(crate) links: u64,
+    pub(crate) broken: u64,
+    pub(crate) orphans: u64,
+}

@@ -196,6 +196,33 @@ fn updated_reader(
     })
 }
 
+/// A note's links by path (see [`links::summary`]), from the last committed index as it is
+/// (no walk: for a server that keeps the index fresh itself); `Ok(None)` without an index.
+#[cfg(feature = "mcp")]
+pub(crate) fn note_links(
+    cache_dir: &std::path::Path,
+    vault: &std::path::Path,
+    note: &str,
+) -> Result<Option<(String, crate::core::NoteLinks)>> {
+    let Ok(Some((_, _, reader))) = Store::new(cache_dir, vault).open_current_reader() else {
+        return Ok(None);
+    };
+    links::summary::note_links(&reader.searcher(), vault, note).map(Some)
+}
+
+/// The vault's counts of links, broken links and orphans, from the last committed index as
+/// it is; `Ok(None)` without an index.
+#[cfg(feature = "mcp")]
+pub(crate) fn link_counts(
+    cache_dir: &std::path::Path,
+    vault: &std::path::Path,
+) -> Result<Option<crate::core::LinkCounts>> {
+    let Ok(Some((_, _, reader))) = Store::new(cache_dir, vault).open_current_reader() else {
+        return Ok(None);
+    };
+    links::summary::counts(&reader.searcher(), vault).map(Some)
+}
+
 /// Updates the index for the vault-relative `paths` a file watcher saw change, without
 /// walking the vault; falls back to [`index`] (the walk) for whatever the paths can't tell
 /// (a folder, new caps, an unreadable path) and on any failure, so a damaged index is rebuilt

@@ -14,9 +14,11 @@
 pub(crate) mod codec;
 mod context;
 mod files;
+mod graph;
 mod read;
 pub(crate) mod related;
 mod resolve;
+pub(crate) mod summary;
 mod vault;
 
 pub(crate) use resolve::key_of;

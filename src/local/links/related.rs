@@ -17,7 +17,7 @@
 //! and reasons add up when a note has several. Ties are broken by path: the same index gives
 //! the same list.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 use std::rc::Rc;
 
 use anyhow::{Context, Result};
@@ -26,9 +26,9 @@ use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
 use tantivy::schema::IndexRecordOption;
 use tantivy::{DocAddress, DocSet, Searcher, Term};
 
-use super::resolve::key_of;
+use super::graph::Graph;
+use super::read;
 use super::vault::Vault;
-use super::{codec, read};
 use crate::core::RelatedHit;
 use crate::local::analyzer;
 use crate::local::schema::{self, Fields};
@@ -52,7 +52,7 @@ const TERM_BYTES: usize = 64 * 1024;
 /// Link targets whose linkers are followed for coupling.
 const MAX_COUPLED_TARGETS: usize = 100;
 /// A target with more candidate linkers than this is not followed for coupling.
-const MAX_COUPLING_SOURCES: usize = 500;
+pub(super) const MAX_COUPLING_SOURCES: usize = 500;
 
 /// What one candidate gathered.
 #[derive(Default)]
@@ -82,13 +82,7 @@ pub(crate) fn related(
     let path = vault.find_note(name)?;
     let indexed: HashMap<&str, DocAddress> =
         docs.iter().map(|(a, p, _)| (p.as_str(), *a)).collect();
-    let mut graph = Graph {
-        searcher,
-        fields,
-        vault,
-        indexed: &indexed,
-        targets: HashMap::new(),
-    };
+    let mut graph = Graph::new(searcher, fields, vault, &indexed);
     let mut found: HashMap<String, Candidate> = HashMap::new();
     let addr = indexed.get(path.as_str()).copied();
     let outgoing = match addr {
@@ -179,68 +173,6 @@ fn more(n: usize) -> String {
         format!(" and {} more", n - 1)
     } else {
         String::new()
-    }
-}
-
-/// The links between indexed notes, resolved once per document.
-struct Graph<'a> {
-    searcher: &'a Searcher,
-    fields: &'a Fields,
-    vault: Vault<'a>,
-    indexed: &'a HashMap<&'a str, DocAddress>,
-    /// A document's resolved targets, kept: co-citation and coupling meet the same notes.
-    targets: HashMap<DocAddress, Rc<BTreeSet<String>>>,
-}
-
-impl Graph<'_> {
-    /// The indexed notes the document at `addr` (whose path is `source`) links to, itself
-    /// left out. Attachments are not notes to read next.
-    fn targets_of(&mut self, addr: DocAddress, source: &str) -> Result<Rc<BTreeSet<String>>> {
-        if let Some(t) = self.targets.get(&addr) {
-            return Ok(Rc::clone(t));
-        }
-        let mut out = BTreeSet::new();
-        for link in read::links_at(self.searcher, self.fields, addr)? {
-            if link.target.is_empty() {
-                continue;
-            }
-            if let Some(p) = self.vault.paths.resolve(&link.target, source) {
-                if p != source && self.indexed.contains_key(p) {
-                    out.insert(p.to_string());
-                }
-            }
-        }
-        let out = Rc::new(out);
-        self.targets.insert(addr, Rc::clone(&out));
-        Ok(out)
-    }
-
-    /// The notes linking to `path`, each with every note it links to, by path; nothing when
-    /// more than `most` documents may link to it (`None`: no bound).
-    fn linking_to(
-        &mut self,
-        path: &str,
-        most: Option<usize>,
-    ) -> Result<Vec<(String, Rc<BTreeSet<String>>)>> {
-        let key = codec::key_term(&key_of(path));
-        let holding = read::holding(self.searcher, self.fields.link_keys, &key)?;
-        let mut out = Vec::new();
-        if most.is_some_and(|m| holding.len() > m) {
-            return Ok(out);
-        }
-        for addr in holding {
-            let mut source = String::new();
-            stored::path_of(self.searcher, self.fields, addr, &mut source)?;
-            if source == path || source.is_empty() {
-                continue;
-            }
-            let targets = self.targets_of(addr, &source)?;
-            if targets.contains(path) {
-                out.push((source, targets));
-            }
-        }
-        out.sort_by(|a, b| a.0.cmp(&b.0));
-        Ok(out)
     }
 }
 
