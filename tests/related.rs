@@ -207,3 +207,18 @@ fn text_output_and_the_word_related_as_a_query() {
     let r = env.search_json(&["search", "--source", "local", "related"]);
     assert_eq!(r.results[0].path, "Page.md");
 }
+
+#[test]
+fn text_without_spaces_shares_its_words_too() {
+    let env = vault();
+    env.write("東京.md", "東京タワーの夜景がきれいだった\n");
+    env.write("夜景.md", "東京タワーの夜景を見に行った\n");
+    env.write("大阪.md", "大阪城の桜が満開\n");
+    let r = related(&env, &["東京"]);
+    assert_eq!(r.results[0].path, "夜景.md", "{:?}", r.results);
+    assert!(
+        r.results[0].reasons[0].starts_with("shares: "),
+        "{:?}",
+        r.results
+    );
+}

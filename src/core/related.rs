@@ -33,8 +33,8 @@ pub struct RelatedOptions {
 pub struct RelatedHit {
     /// Vault-relative path.
     pub path: String,
-    /// The merged score (see `docs/guide.md`, Links): higher is closer; comparable within one
-    /// answer only.
+    /// The merged score: a link either way counts 3, co-citation up to 2, linking to the same
+    /// notes up to 1, shared words up to 2. Higher is closer; comparable within one answer.
     pub score: f64,
     /// Why, strongest first: `links here`, `linked from here`, `cited with it in X`, `links
     /// to the same notes: X`, `shares: a, b, c`.

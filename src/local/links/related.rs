@@ -219,14 +219,16 @@ fn similar(
 }
 
 /// The note's [`QUERY_TERMS`] most distinctive body terms, most distinctive first: weight
-/// `(1 + ln tf) · idf`, among words of three characters or more, not numbers, that some other
-/// note has too.
+/// `(1 + ln tf) · idf`, among words of three characters or more (two in a script without
+/// spaces), not numbers, that some other note has too.
 fn distinctive_terms(searcher: &Searcher, fields: &Fields, text: &str) -> Result<Vec<Term>> {
     let mut counts: HashMap<String, u32> = HashMap::new();
     let mut analyzer = analyzer::text_analyzer();
     for token in analyzer::analyze(&mut analyzer, text) {
         let t = token.text;
-        if t.chars().count() < 3
+        // CJK text comes as two-character bigrams: they are its words.
+        let shortest = if t.is_ascii() { 3 } else { 2 };
+        if t.chars().count() < shortest
             || t.chars()
                 .all(|c| c.is_ascii_digit() || !c.is_alphanumeric())
         {
