@@ -20,25 +20,37 @@ pub(super) struct Graph<'a> {
     searcher: &'a Searcher,
     fields: &'a Fields,
     pub(super) vault: Vault<'a>,
-    indexed: &'a HashMap<&'a str, DocAddress>,
+    /// Every indexed path and its document.
+    indexed: HashMap<String, DocAddress>,
     /// A document's resolved targets, kept: co-citation and coupling meet the same notes.
     targets: HashMap<DocAddress, Rc<BTreeSet<String>>>,
 }
 
 impl<'a> Graph<'a> {
-    pub(super) fn new(
+    /// The graph of the index `searcher` reads (of the vault at `dir`), and the path of the
+    /// note `name` names in it (see [`Vault::find_note`]).
+    pub(super) fn for_note(
         searcher: &'a Searcher,
         fields: &'a Fields,
-        vault: Vault<'a>,
-        indexed: &'a HashMap<&'a str, DocAddress>,
-    ) -> Self {
-        Graph {
+        dir: &'a std::path::Path,
+        name: &str,
+    ) -> Result<(Self, String)> {
+        let docs = read::documents(searcher, fields, false)?;
+        let mut vault = Vault::new(dir, docs.iter().map(|(_, p, _)| p.as_str()));
+        let path = vault.find_note(name)?;
+        let graph = Graph {
             searcher,
             fields,
             vault,
-            indexed,
+            indexed: docs.into_iter().map(|(a, p, _)| (p, a)).collect(),
             targets: HashMap::new(),
-        }
+        };
+        Ok((graph, path))
+    }
+
+    /// The document of an indexed path.
+    pub(super) fn address(&self, path: &str) -> Option<DocAddress> {
+        self.indexed.get(path).copied()
     }
 
     /// The indexed notes the document at `addr` (whose path is `source`) links to, itself

@@ -27,8 +27,6 @@ use tantivy::schema::IndexRecordOption;
 use tantivy::{DocAddress, DocSet, Searcher, Term};
 
 use super::graph::Graph;
-use super::read;
-use super::vault::Vault;
 use crate::core::RelatedHit;
 use crate::local::analyzer;
 use crate::local::schema::{self, Fields};
@@ -77,14 +75,9 @@ pub(crate) fn related(
     limit: usize,
 ) -> Result<(String, Vec<RelatedHit>)> {
     let fields = schema::fields();
-    let docs = read::documents(searcher, fields, false)?;
-    let mut vault = Vault::new(dir, docs.iter().map(|(_, p, _)| p.as_str()));
-    let path = vault.find_note(name)?;
-    let indexed: HashMap<&str, DocAddress> =
-        docs.iter().map(|(a, p, _)| (p.as_str(), *a)).collect();
-    let mut graph = Graph::new(searcher, fields, vault, &indexed);
+    let (mut graph, path) = Graph::for_note(searcher, fields, dir, name)?;
     let mut found: HashMap<String, Candidate> = HashMap::new();
-    let addr = indexed.get(path.as_str()).copied();
+    let addr = graph.address(&path);
     let outgoing = match addr {
         Some(a) => graph.targets_of(a, &path)?,
         None => Rc::default(),

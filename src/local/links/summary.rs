@@ -3,10 +3,10 @@
 //! each backlink, which costs a stored note per backlink), and a vault's counts of links,
 //! broken links and orphans in one pass over the links column.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashSet};
 
 use anyhow::Result;
-use tantivy::{DocAddress, Searcher};
+use tantivy::Searcher;
 
 use super::graph::Graph;
 use super::read;
@@ -21,23 +21,18 @@ pub(crate) fn note_links(
     name: &str,
 ) -> Result<(String, NoteLinks)> {
     let fields = schema::fields();
-    let docs = read::documents(searcher, fields, false)?;
-    let mut vault = Vault::new(dir, docs.iter().map(|(_, p, _)| p.as_str()));
-    let path = vault.find_note(name)?;
-    let indexed: HashMap<&str, DocAddress> =
-        docs.iter().map(|(a, p, _)| (p.as_str(), *a)).collect();
+    let (mut graph, path) = Graph::for_note(searcher, fields, dir, name)?;
     let mut out = NoteLinks::default();
-    let Some(&addr) = indexed.get(path.as_str()) else {
+    let Some(addr) = graph.address(&path) else {
         return Ok((path, out));
     };
     let mut unresolved = BTreeSet::new();
     for link in read::links_at(searcher, fields, addr)? {
-        if !link.target.is_empty() && vault.resolve(&link, &path).is_none() {
+        if !link.target.is_empty() && graph.vault.resolve(&link, &path).is_none() {
             unresolved.insert(link.target);
         }
     }
     out.unresolved = unresolved.into_iter().collect();
-    let mut graph = Graph::new(searcher, fields, vault, &indexed);
     out.outgoing = graph.targets_of(addr, &path)?.iter().cloned().collect();
     out.incoming = graph
         .linking_to(&path, None)?
