@@ -47,10 +47,10 @@ const SHOWN_WORDS: usize = 3;
 /// Bytes of a note's text its terms are taken from (a giant note's opening says what it is
 /// about; its whole text would cost a tokenization of megabytes).
 const TERM_BYTES: usize = 64 * 1024;
-/// Link targets whose linkers are followed for coupling.
+/// Link targets (by name, in name order) whose linkers are followed for coupling.
 const MAX_COUPLED_TARGETS: usize = 100;
 /// A target with more candidate linkers than this is not followed for coupling.
-pub(super) const MAX_COUPLING_SOURCES: usize = 500;
+const MAX_COUPLING_SOURCES: usize = 500;
 
 /// What one candidate gathered.
 #[derive(Default)]
@@ -75,7 +75,8 @@ pub(crate) fn related(
     limit: usize,
 ) -> Result<(String, Vec<RelatedHit>)> {
     let fields = schema::fields();
-    let (mut graph, path) = Graph::for_note(searcher, fields, dir, name)?;
+    let coupling = Some((MAX_COUPLED_TARGETS, MAX_COUPLING_SOURCES));
+    let (mut graph, path) = Graph::for_note(searcher, fields, dir, name, coupling)?;
     let mut found: HashMap<String, Candidate> = HashMap::new();
     let addr = graph.address(&path);
     let outgoing = match addr {
@@ -94,8 +95,9 @@ pub(crate) fn related(
             c.cited_in.push(source.clone());
         }
     }
-    for target in outgoing.iter().take(MAX_COUPLED_TARGETS) {
-        let linkers = graph.linking_to(target, Some(MAX_COUPLING_SOURCES))?;
+    let followed: Vec<&String> = outgoing.iter().filter(|t| graph.coupled(t)).collect();
+    for target in followed {
+        let linkers = graph.linking_to(target, None)?;
         let weight = 0.5 / (1.0 + (linkers.len() as f64).ln());
         for (source, _) in linkers.into_iter().filter(|(s, _)| *s != path) {
             let c = found.entry(source).or_default();

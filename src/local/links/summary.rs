@@ -21,15 +21,15 @@ pub(crate) fn note_links(
     name: &str,
 ) -> Result<(String, NoteLinks)> {
     let fields = schema::fields();
-    let (mut graph, path) = Graph::for_note(searcher, fields, dir, name)?;
+    let (mut graph, path) = Graph::for_note(searcher, fields, dir, name, None)?;
     let mut out = NoteLinks::default();
     let Some(addr) = graph.address(&path) else {
         return Ok((path, out));
     };
     let mut unresolved = BTreeSet::new();
-    for link in read::links_at(searcher, fields, addr)? {
-        if !link.target.is_empty() && graph.vault.resolve(&link, &path).is_none() {
-            unresolved.insert(link.target);
+    for link in graph.links_of(addr)?.iter() {
+        if !link.target.is_empty() && graph.vault.resolve(link, &path).is_none() {
+            unresolved.insert(link.target.clone());
         }
     }
     out.unresolved = unresolved.into_iter().collect();
