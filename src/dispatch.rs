@@ -105,6 +105,39 @@ pub(crate) fn has_index(opts: &SearchOptions) -> bool {
         .is_some_and(|cache| local::has_index(cache, &opts.vault))
 }
 
+/// A usable committed local index of `vault` exists below `cache_dir`.
+#[cfg(feature = "mcp")]
+pub(crate) fn has_local_index(
+    cache_dir: Option<&std::path::Path>,
+    vault: &std::path::Path,
+) -> bool {
+    cache_dir.is_some_and(|cache| local::has_index(cache, vault))
+}
+
+/// A note's links by path, from the last committed local index (`Ok(None)` without one):
+/// what the MCP server shows with a note it reads.
+#[cfg(feature = "mcp")]
+pub(crate) fn note_links(
+    cache_dir: Option<&std::path::Path>,
+    vault: &std::path::Path,
+    note: &str,
+) -> Result<Option<(String, crate::core::NoteLinks)>> {
+    match cache_dir {
+        Some(cache) => local::note_links(cache, vault, note),
+        None => Ok(None),
+    }
+}
+
+/// The vault's counts of links, broken links and orphans from the last committed local
+/// index (`None` without one, or when it can't be read): the MCP server's vault overview.
+#[cfg(feature = "mcp")]
+pub(crate) fn link_counts(
+    cache_dir: Option<&std::path::Path>,
+    vault: &std::path::Path,
+) -> Option<crate::core::LinkCounts> {
+    local::link_counts(cache_dir?, vault).ok().flatten()
+}
+
 #[cfg(feature = "mcp")]
 pub(crate) use local::Names;
 

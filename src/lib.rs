@@ -66,9 +66,10 @@ use anyhow::Result;
 pub use crate::core::{
     normalize_folder, parse_time, property_value, tag_key, Comparison, EngineError, FileKind,
     Filters, IncomingLink, IndexOptions, IndexProgress, IndexReport, Limits, LinkSource,
-    LinksOptions, LinksQuery, LinksResponse, OutgoingLink, PdfLimits, PropertyFilter, Scope,
-    SearchHit, SearchOptions, SearchResponse, SkippedFile, Sort, Source, UnresolvedTarget,
-    DEFAULT_MAX_NOTE_BYTES, DEFAULT_MAX_PDF_BYTES, DEFAULT_PORT, DEFAULT_SEARCH_PDF_BUDGET,
+    LinksOptions, LinksQuery, LinksResponse, OutgoingLink, PdfLimits, PropertyFilter, RelatedHit,
+    RelatedOptions, RelatedResponse, Scope, SearchHit, SearchOptions, SearchResponse, SkippedFile,
+    Sort, Source, UnresolvedTarget, DEFAULT_MAX_NOTE_BYTES, DEFAULT_MAX_PDF_BYTES, DEFAULT_PORT,
+    DEFAULT_RELATED_LIMIT, DEFAULT_SEARCH_PDF_BUDGET, MAX_RELATED_LIMIT,
 };
 pub use crate::pdf_child::extract_pdf_main;
 pub use crate::status::Status;
@@ -143,6 +144,13 @@ pub fn index_with_progress(
 /// `vault-search links` does), from the local index brought up to date first.
 pub fn links(opts: &LinksOptions) -> Result<LinksResponse> {
     local::vault_links(opts)
+}
+
+/// The notes to read after one note (what `vault-search related` does): its link neighbours
+/// and the notes sharing its distinctive words, merged into one ranked list, each hit saying
+/// why; from the local index brought up to date first.
+pub fn related(opts: &RelatedOptions) -> Result<RelatedResponse> {
+    local::vault_related(opts)
 }
 
 /// What the index of `vault` holds, how stale it is, and whether Omnisearch answers on `port`

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use crate::util::{read_lines, Env, ServerProcess};
 use serde_json::{json, Value};
-use vault_search::SearchResponse;
+use vault_search::{RelatedResponse, SearchResponse};
 
 /// Generous: a debug build on a busy machine; nothing here measures speed.
 pub(crate) const DEADLINE: Duration = Duration::from_secs(60);
@@ -200,6 +200,12 @@ fn initialize_and_a_compact_tool_list() {
         assert_eq!(a["idempotentHint"], true, "{t}");
         assert_eq!(a["openWorldHint"], false, "{t}");
     }
+    let related = tools.iter().find(|t| t["name"] == "related_notes").unwrap();
+    assert_eq!(
+        related["inputSchema"]["required"],
+        json!(["path"]),
+        "{related}"
+    );
     let search = tools.iter().find(|t| t["name"] == "search_notes").unwrap();
     // No argument is required: without words, a filter or sort lists notes.
     assert!(search["inputSchema"].get("required").is_none(), "{search}");
@@ -557,5 +563,83 @@ fn search_notes_takes_the_filters() {
         json!({"query": "gradle", "source": "local", "since": "last tuesday"}),
     );
     assert_eq!(r["isError"], true, "{r}");
+    assert_eq!(s.finish(), Some(0));
+}
+
+#[test]
+fn read_note_shows_the_links_and_related_notes_ranks_them() {
+    let env = vault();
+    env.write(
+        "Meta/todo.md",
+        "# Todo\n\nfix the gradle daemon, see [[kotlin]] and [[Missing]]\n",
+    );
+    let mut s = Session::ready(&env, &[]);
+    // The links come from the index, which the first search waits for.
+    assert!(!is_error(
+        &s.call("search_notes", json!({"query": "gradle"}))
+    ));
+
+    // After the note's lines: where it links and what links to it.
+    let t = text(&s.call("read_note", json!({"path": "Dev/kotlin.md"})));
+    assert!(
+        t.contains("\nlinks out (0): -\nlinks in (1): Meta/todo.md\n"),
+        "{t}"
+    );
+    let t = text(&s.call("read_note", json!({"path": "Meta/todo.md", "line": 3})));
+    assert!(
+        t.contains("links out (2): Dev/kotlin.md; unresolved: Missing\nlinks in (0): -"),
+        "{t}"
+    );
+    let t = text(&s.call("read_note", json!({"path": "Meta/todo.md", "links": false})));
+    assert!(
+        !t.contains("links out") && t.contains("fix the gradle"),
+        "{t}"
+    );
+
+    let r = s.call(
+        "related_notes",
+        json!({"path": "Dev/kotlin.md", "limit": 5}),
+    );
+    assert!(!is_error(&r), "{r}");
+    let rel: RelatedResponse = serde_json::from_value(r["structuredContent"].clone()).unwrap();
+    assert_eq!(rel.note, "Dev/kotlin.md");
+    assert_eq!(rel.results[0].path, "Meta/todo.md");
+    assert!(
+        rel.results[0].reasons.contains(&"links here".to_string()),
+        "{rel:?}"
+    );
+    assert!(rel.results.iter().all(|h| h.path != "Dev/kotlin.md"));
+    assert!(rel.results.len() <= 5);
+    assert!(text(&r).contains("Meta/todo.md — links here"), "{r}");
+
+    for (args, says) in [
+        (
+            json!({"path": "Dev/kotlin.md", "limit": 0}),
+            "limit must be 1-50",
+        ),
+        (
+            json!({"path": "Dev/kotlin.md", "limit": 51}),
+            "limit must be 1-50",
+        ),
+        (json!({"path": "Nowhere.md"}), "no file `Nowhere.md`"),
+        (json!({"path": "Dev/kotlin.md", "n": 3}), "`n`"),
+        (
+            json!({"path": "x".repeat(5000)}),
+            "path is at most 4096 bytes",
+        ),
+    ] {
+        let r = s.call("related_notes", args.clone());
+        assert!(is_error(&r) && text(&r).contains(says), "{args}: {r}");
+    }
+
+    // The overview counts the links, the broken ones and the notes no link touches.
+    let r = s.call("vault_overview", json!({}));
+    let links = &r["structuredContent"]["links"];
+    assert_eq!(
+        *links,
+        json!({"links": 2, "broken": 1, "orphans": 1}),
+        "{r}"
+    );
+    assert!(text(&r).contains("links: 2 (1 broken), orphans (no link in or out): 1"));
     assert_eq!(s.finish(), Some(0));
 }

@@ -19,6 +19,7 @@ mod mcp;
 mod mcp_clients;
 mod omnisearch;
 mod portability;
+mod related;
 mod serve;
 mod skipped;
 mod trust;

@@ -96,6 +96,8 @@ pub(crate) enum Command {
     Status(StatusArgs),
     /// A note's links and backlinks, or the vault's broken links (--unresolved) or orphans
     Links(LinksArgs),
+    /// What to read after a note: its link neighbours and the notes sharing its words, ranked
+    Related(RelatedArgs),
     /// Print (or install) the Claude Code skill that lets agents use this tool
     Skill(SkillArgs),
     /// Print a shell completion script
@@ -156,6 +158,18 @@ pub(crate) struct LinksArgs {
     /// Every note and canvas that no link leads to or from
     #[arg(long, conflicts_with = "note")]
     pub(crate) orphans: bool,
+}
+
+/// `vault-search related` flags.
+#[derive(Debug, Clone, ClapArgs)]
+pub(crate) struct RelatedArgs {
+    /// The note: its vault-relative path as search prints it, or a file name only one file has
+    #[arg(value_name = "NOTE")]
+    pub(crate) note: String,
+
+    /// How many related notes to print (1-100)
+    #[arg(short = 'n', long, default_value_t = 10, value_parser = clap::value_parser!(u16).range(1..=100))]
+    pub(crate) limit: u16,
 }
 
 #[derive(Debug, Clone, ClapArgs)]

@@ -45,6 +45,11 @@ pub(crate) enum Action {
         port: u16,
     },
     Links(crate::core::LinksQuery),
+    /// `related NOTE -n N`.
+    Related {
+        note: String,
+        limit: usize,
+    },
     Skill(SkillArgs),
     Completions(clap_complete::Shell),
     #[cfg(feature = "mcp")]
@@ -137,6 +142,10 @@ impl Config {
             } else {
                 crate::core::LinksQuery::Note(l.note.unwrap_or_default())
             }),
+            Some(Command::Related(r)) => Action::Related {
+                note: r.note,
+                limit: usize::from(r.limit),
+            },
             Some(Command::Skill(s)) => Action::Skill(s),
             Some(Command::Completions(c)) => Action::Completions(c.shell),
             #[cfg(feature = "mcp")]

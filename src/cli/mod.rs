@@ -8,6 +8,7 @@ mod extract;
 mod links;
 mod print;
 mod progress;
+mod related;
 mod skill;
 
 use std::io::{self, Write};
@@ -102,6 +103,7 @@ fn run(config: &Config) -> Result<()> {
                 links::write_text(&mut out, &response)
             }
         }
+        Action::Related { note, limit } => related::run(config, note, *limit, &mut out)?,
         Action::Skill(s) => {
             let bin = crate::paths::binary_path()?;
             if s.agents_md {

@@ -65,7 +65,8 @@ notes with a one-line excerpt and the line to read.
 
 How to use the results:
 1. Read the promising hits (the file at {vault}/<path>, around `line`) before answering; don't
-   answer from the excerpt alone.
+   answer from the excerpt alone. To go on from a useful note, `{cmd} --json related <path>`
+   lists what to read next (notes linking to or from it, cited with it, sharing its words).
 2. No useful hit? Retry once with synonyms or fewer words. Still nothing: say the vault has
    nothing on it.
 3. Say which note an answer came from (its path).
@@ -79,7 +80,8 @@ What the JSON tells you:
   missing from these results.
 
 The same search is also served over MCP (`{cmd} mcp`; setup: `{cmd} mcp --print-config
-claude-code`). When this session has its tools (`search_notes`, `read_note`), use either.
+claude-code`). When this session has its tools (`search_notes`, `read_note`, `related_notes`), use
+either.
 "#
     )
 }

@@ -10,6 +10,7 @@ mod filters;
 mod kind;
 mod links;
 mod options;
+mod related;
 mod response;
 mod scope;
 mod when;
@@ -24,6 +25,10 @@ pub(crate) use options::{Caps, NoProgress};
 pub use options::{
     IndexOptions, IndexProgress, Limits, PdfLimits, SearchOptions, Source, DEFAULT_MAX_NOTE_BYTES,
     DEFAULT_MAX_PDF_BYTES, DEFAULT_PORT, DEFAULT_SEARCH_PDF_BUDGET,
+};
+pub(crate) use related::{LinkCounts, NoteLinks};
+pub use related::{
+    RelatedHit, RelatedOptions, RelatedResponse, DEFAULT_RELATED_LIMIT, MAX_RELATED_LIMIT,
 };
 #[cfg(feature = "cli")]
 pub(crate) use response::escape_json_controls;

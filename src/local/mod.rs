@@ -103,7 +103,7 @@ pub(crate) fn index(opts: &IndexOptions, progress: &dyn IndexProgress) -> Result
 /// index as fresh as [`fresh_reader`] makes it.
 pub(crate) fn vault_links(opts: &crate::core::LinksOptions) -> Result<crate::core::LinksResponse> {
     let started = Instant::now();
-    let fresh = fresh_reader(opts.cache_dir.as_deref(), &opts.vault, opts.limits)?;
+    let fresh = fresh_reader(&opts.vault, opts.cache_dir.as_deref(), opts.limits, "links")?;
     let mut response = crate::core::LinksResponse {
         vault: opts.vault.display().to_string(),
         stale: fresh.stale,
@@ -114,6 +114,37 @@ pub(crate) fn vault_links(opts: &crate::core::LinksOptions) -> Result<crate::cor
     links::answer(&fresh.searcher, &opts.vault, &opts.query, &mut response)?;
     response.elapsed_seconds = round_to(started.elapsed().as_secs_f64(), 3);
     Ok(response)
+}
+
+/// The notes to read after `opts.note`, from the index as fresh as [`fresh_reader`] makes it.
+pub(crate) fn vault_related(
+    opts: &crate::core::RelatedOptions,
+) -> Result<crate::core::RelatedResponse> {
+    let started = Instant::now();
+    if !(1..=crate::core::MAX_RELATED_LIMIT).contains(&opts.limit) {
+        anyhow::bail!(
+            "the number of related notes must be 1-{}, not {}",
+            crate::core::MAX_RELATED_LIMIT,
+            opts.limit
+        );
+    }
+    let fresh = fresh_reader(
+        &opts.vault,
+        opts.cache_dir.as_deref(),
+        opts.limits,
+        "related notes",
+    )?;
+    let (note, results) =
+        links::related::related(&fresh.searcher, &opts.vault, &opts.note, opts.limit)?;
+    Ok(crate::core::RelatedResponse {
+        vault: opts.vault.display().to_string(),
+        note,
+        results,
+        elapsed_seconds: round_to(started.elapsed().as_secs_f64(), 3),
+        stale: fresh.stale,
+        watched: fresh.watched,
+        warnings: fresh.warnings,
+    })
 }
 
 /// The committed index of a vault, made current for a question about the whole vault (links,
@@ -127,16 +158,17 @@ pub(crate) struct FreshReader {
     pub(crate) warnings: Vec<String>,
 }
 
-/// Opens `vault`'s index below `cache`, brought up to date first as [`index`] does — unless a
-/// live `serve` watcher keeps it current, as searches trust it too. When another process is
-/// writing it, its last commit answers and says it may be stale.
+/// Opens `vault`'s index below `cache_dir`, brought up to date first as [`index`] does —
+/// unless a live `serve` watcher keeps it current, as searches trust it too. When another
+/// process is writing it, its last commit answers and `what` is said to be stale.
 pub(crate) fn fresh_reader(
-    cache: Option<&std::path::Path>,
     vault: &std::path::Path,
+    cache_dir: Option<&std::path::Path>,
     limits: crate::core::Limits,
+    what: &str,
 ) -> Result<FreshReader> {
     use anyhow::Context;
-    let cache = cache.context(
+    let cache = cache_dir.context(
         "no cache directory on this system: pass --cache-dir DIR or set VAULT_SEARCH_CACHE_DIR",
     )?;
     let store = Store::new(cache, vault);
@@ -153,11 +185,12 @@ pub(crate) fn fresh_reader(
     let mut index_opts = IndexOptions::new(vault, cache);
     index_opts.pdf = limits.pdf;
     index_opts.max_note_bytes = limits.max_note_bytes;
-    let mut report = index(&index_opts, &crate::core::NoProgress)?;
+    let report = index(&index_opts, &crate::core::NoProgress)?;
+    let mut warnings = report.warnings;
     if report.busy {
-        report
-            .warnings
-            .push("another process is updating the index; the answer may be stale".into());
+        warnings.push(format!(
+            "another process is updating the index; {what} may be stale"
+        ));
     }
     let (_, _, reader) = store
         .open_current_reader()
@@ -167,8 +200,35 @@ pub(crate) fn fresh_reader(
         searcher: reader.searcher(),
         stale: report.busy,
         watched: false,
-        warnings: report.warnings,
+        warnings,
     })
+}
+
+/// A note's links by path (see [`links::summary`]), from the last committed index as it is
+/// (no walk: for a server that keeps the index fresh itself); `Ok(None)` without an index.
+#[cfg(feature = "mcp")]
+pub(crate) fn note_links(
+    cache_dir: &std::path::Path,
+    vault: &std::path::Path,
+    note: &str,
+) -> Result<Option<(String, crate::core::NoteLinks)>> {
+    let Ok(Some((_, _, reader))) = Store::new(cache_dir, vault).open_current_reader() else {
+        return Ok(None);
+    };
+    links::summary::note_links(&reader.searcher(), vault, note).map(Some)
+}
+
+/// The vault's counts of links, broken links and orphans, from the last committed index as
+/// it is; `Ok(None)` without an index.
+#[cfg(feature = "mcp")]
+pub(crate) fn link_counts(
+    cache_dir: &std::path::Path,
+    vault: &std::path::Path,
+) -> Result<Option<crate::core::LinkCounts>> {
+    let Ok(Some((_, _, reader))) = Store::new(cache_dir, vault).open_current_reader() else {
+        return Ok(None);
+    };
+    links::summary::counts(&reader.searcher(), vault).map(Some)
 }
 
 /// Updates the index for the vault-relative `paths` a file watcher saw change, without

@@ -56,6 +56,36 @@ pub(crate) fn no_formats(schema: &mut schemars::Schema) {
     }
 }
 
+/// A tool's input schema as rmcp makes it, without what tells a model nothing: the
+/// `$schema` URL, the Rust type's name and doc comment, and `"default": null` (an optional
+/// argument is one not `required`). Tool definitions are sent in every conversation.
+pub(crate) fn input_schema<T: schemars::JsonSchema + std::any::Any>(
+) -> std::sync::Arc<rmcp::model::JsonObject> {
+    fn strip(v: &mut Value) {
+        match v {
+            Value::Object(m) => {
+                if m.get("default").is_some_and(Value::is_null) {
+                    m.remove("default");
+                }
+                m.values_mut().for_each(strip);
+            }
+            Value::Array(a) => a.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
+    let mut v = Value::Object((*rmcp::handler::server::common::schema_for_type::<T>()).clone());
+    strip(&mut v);
+    match v {
+        Value::Object(mut m) => {
+            for k in ["$schema", "title", "description"] {
+                m.remove(k);
+            }
+            std::sync::Arc::new(m)
+        }
+        _ => rmcp::handler::server::common::schema_for_type::<T>(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

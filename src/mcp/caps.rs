@@ -24,6 +24,7 @@ pub(crate) const CAPS: &[(&str, &str, usize, usize)] = &[
     ("search_notes", "since", 1, MAX_WHEN_BYTES),
     ("search_notes", "until", 1, MAX_WHEN_BYTES),
     ("read_note", "path", 1, MAX_PATH_BYTES),
+    ("related_notes", "path", 1, MAX_PATH_BYTES),
     (
         "read_note",
         "paths",

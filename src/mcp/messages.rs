@@ -218,9 +218,10 @@ fn forward(value: Value, request: Option<String>, cancels: Option<String>, init:
 /// The server's tools, as `tools/list` names them (a unit test in `mcp` holds the two
 /// together): a call to another is answered with their names, where rmcp says "tool not
 /// found".
-pub(crate) const TOOLS: [&str; 4] = [
+pub(crate) const TOOLS: [&str; 5] = [
     "search_notes",
     "read_note",
+    "related_notes",
     "index_status",
     "vault_overview",
 ];

@@ -1,8 +1,8 @@
 //! `vault-search mcp`: the search as a Model Context Protocol server on stdin/stdout.
 //!
-//! Agents that speak MCP (Claude Code and Desktop, Codex, Cursor) get four read-only tools —
-//! `search_notes`, `read_note`, `index_status`, `vault_overview` — over the same library calls the command line
-//! makes, without a shell. Built on the official Rust SDK (`rmcp`).
+//! Agents that speak MCP (Claude Code and Desktop, Codex, Cursor) get five read-only tools —
+//! `search_notes`, `read_note` (with the note's links), `related_notes`, `index_status`,
+//! `vault_overview` — over the same library calls the command line makes, without a shell. Built on the official Rust SDK (`rmcp`).
 //!
 //! The async runtime exists only inside [`run`]: a plain search never starts it. The library
 //! is blocking, so every tool call runs on tokio's blocking pool and a slow search never holds
@@ -20,8 +20,10 @@ mod context;
 mod framing;
 mod hints;
 mod messages;
+mod note_links;
 mod overview;
 mod read_note;
+mod related;
 mod tools;
 
 use std::sync::Arc;
@@ -174,6 +176,7 @@ impl Server {
         description = "Ranked full-text search of the user's Obsidian vault (notes, not code). \
             Returns path:line — heading — excerpt per hit; read one with read_note.",
         annotations(read_only_hint = true, idempotent_hint = true, open_world_hint = false),
+        input_schema = args::input_schema::<tools::SearchParams>(),
         output_schema = output_schema()
     )]
     async fn search_notes(
@@ -194,16 +197,33 @@ impl Server {
 
     #[tool(
         title = "Read a note",
-        description = "Numbered lines of one vault note: around line (with context), or from \
-            from_line (max_lines). Capped at 400 lines / 64 KB.",
-        annotations(read_only_hint = true, idempotent_hint = true, open_world_hint = false)
+        description = "Numbered lines of a vault note (around line, or from from_line), then \
+            its links and backlinks. Max 400 lines / 64 KB.",
+        annotations(read_only_hint = true, idempotent_hint = true, open_world_hint = false),
+        input_schema = args::input_schema::<read_note::ReadParams>()
     )]
     async fn read_note(
         &self,
         Parameters(p): Parameters<read_note::ReadParams>,
     ) -> Result<CallToolResult, ErrorData> {
-        let vault = self.ctx.opts.vault.clone();
-        blocking(move || read_note::read_note(&vault, &p)).await
+        let ctx = Arc::clone(&self.ctx);
+        blocking(move || read_note::read_note(&ctx.opts.vault, ctx.opts.cache_dir.as_deref(), &p))
+            .await
+    }
+
+    #[tool(
+        title = "Related notes",
+        description = "What to read after a note: notes linking to or from it, cited with it, \
+            or sharing its distinctive words, each saying why.",
+        annotations(read_only_hint = true, idempotent_hint = true, open_world_hint = false),
+        input_schema = args::input_schema::<related::RelatedParams>()
+    )]
+    async fn related_notes(
+        &self,
+        Parameters(p): Parameters<related::RelatedParams>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let ctx = Arc::clone(&self.ctx);
+        blocking(move || related::related_notes(&ctx, &p)).await
     }
 
     #[tool(
@@ -219,8 +239,8 @@ impl Server {
 
     #[tool(
         title = "Vault overview",
-        description = "What the vault holds: note count, last change, largest folders, commonest \
-            tags and frontmatter keys (top 20 each, with totals). Use before filtering.",
+        description = "What the vault holds: notes, last change, links, broken links, orphans, \
+            top 20 folders, tags and frontmatter keys. Use before filtering.",
         annotations(read_only_hint = true, idempotent_hint = true, open_world_hint = false)
     )]
     async fn vault_overview(&self) -> Result<CallToolResult, ErrorData> {

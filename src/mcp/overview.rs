@@ -54,6 +54,21 @@ pub(crate) fn vault_overview(ctx: &Ctx) -> CallToolResult {
     }
     text.push('\n');
     let mut structured = json!({"notes": notes, "last_change": last_change});
+    // Every note's links are resolved: milliseconds per thousand notes (see the module doc).
+    match crate::dispatch::link_counts(cache, &ctx.opts.vault) {
+        Some(c) => {
+            let _ = writeln!(
+                text,
+                "links: {} ({} broken), orphans (no link in or out): {}",
+                c.links, c.broken, c.orphans
+            );
+            structured["links"] =
+                json!({"links": c.links, "broken": c.broken, "orphans": c.orphans});
+        }
+        None => {
+            text.push_str("links: not counted (the index can't be read)\n");
+        }
+    }
     for (name, (total, shown)) in lists {
         let _ = write!(
             text,

@@ -61,21 +61,32 @@ pub(crate) struct ReadParams {
     #[serde(default, deserialize_with = "from_line_arg")]
     #[schemars(range(min = 1))]
     pub(crate) from_line: Option<u64>,
-    /// Lines to return from from_line (max 400). The header says "of N" lines in all, or
-    /// "of at least N" for a long note not counted to its end
+    /// Lines from from_line (max 400)
     #[serde(default, deserialize_with = "max_lines_arg")]
     #[schemars(range(min = 1, max = 400))]
     pub(crate) max_lines: Option<u64>,
     /// Also a note Obsidian's "Excluded files" hide from search
     #[serde(default)]
     pub(crate) include_ignored: bool,
+    /// With path: list its links and backlinks too (default true)
+    #[serde(default = "yes")]
+    pub(crate) links: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// Runs `read_note` (blocking: call it on a blocking thread).
-pub(crate) fn read_note(vault: &Path, p: &ReadParams) -> CallToolResult {
+pub(crate) fn read_note(vault: &Path, cache_dir: Option<&Path>, p: &ReadParams) -> CallToolResult {
     if p.paths.is_empty() {
         return match read(vault, &p.path, p, MAX_BYTES) {
-            Ok(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
+            Ok(mut text) => {
+                if p.links {
+                    text.push_str(&super::note_links::section(cache_dir, vault, &p.path));
+                }
+                CallToolResult::success(vec![ContentBlock::text(text)])
+            }
             Err(why) => tool_error(why),
         };
     }
@@ -416,6 +427,7 @@ mod tests {
             from_line,
             max_lines,
             include_ignored: false,
+            links: true,
         };
         assert_eq!(window(&p(Some(30), Some(5), None, None)), Ok((25, 11)));
         assert_eq!(window(&p(Some(2), None, None, None)), Ok((1, 22)));

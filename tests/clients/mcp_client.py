@@ -22,7 +22,7 @@ from support import tool_names
 NOTES = {
     "Dev/kotlin.md": "---\ntags: [build]\n---\n# Kotlin\n\nThe gradle daemon kept a stale lock.\n",
     "Dev/rust.md": "# Rust\n\nCargo builds crates.\n",
-    "Meta/todo.md": "# Todo\n\nfix the gradle daemon\n",
+    "Meta/todo.md": "# Todo\n\nfix the gradle daemon, see [[kotlin]]\n",
 }
 
 
@@ -105,6 +105,22 @@ async def run(binary: str, root: Path) -> None:
             check(not r.is_error, f"read_note failed: {text_of(r)}")
             check("6\tThe gradle daemon kept a stale lock." in text_of(r), f"read_note: {text_of(r)}")
 
+            # The note's links and backlinks follow its text, unless links=false.
+            r = await session.call_tool("read_note", {"path": "Dev/kotlin.md"})
+            check("links in (1): Meta/todo.md" in text_of(r), f"read_note links: {text_of(r)}")
+            r = await session.call_tool("read_note", {"path": "Meta/todo.md", "links": False})
+            check(not r.is_error and "links out" not in text_of(r), f"read_note links=false: {text_of(r)}")
+
+            r = await session.call_tool("related_notes", {"path": "Dev/kotlin.md"})
+            check(not r.is_error, f"related_notes failed: {text_of(r)}")
+            rel = r.structured_content
+            check(rel["note"] == "Dev/kotlin.md", f"related note: {rel}")
+            check(rel["results"][0]["path"] == "Meta/todo.md", f"related: {rel}")
+            check("links here" in rel["results"][0]["reasons"], f"related reasons: {rel}")
+            check("Meta/todo.md — links here" in text_of(r), f"related text: {text_of(r)}")
+            r = await session.call_tool("related_notes", {"path": "Dev/nothing.md"})
+            check(r.is_error and "no file" in text_of(r), f"related unknown: {text_of(r)}")
+
             r = await session.call_tool("read_note", {"paths": ["Dev/rust.md", "Meta/todo.md"]})
             check(not r.is_error and "Cargo builds" in text_of(r) and "fix the gradle" in text_of(r), f"read_note paths: {text_of(r)}")
 
@@ -118,6 +134,7 @@ async def run(binary: str, root: Path) -> None:
             ov = r.structured_content
             check(not r.is_error and ov["notes"] == len(NOTES), f"overview: {text_of(r)}")
             check({"name": "Dev", "notes": 2} in ov["folders"]["top"], f"overview folders: {ov}")
+            check(ov["links"] == {"links": 1, "broken": 0, "orphans": 1}, f"overview links: {ov}")
 
             r = await session.call_tool("index_status", {})
             check(not r.is_error, f"index_status failed: {text_of(r)}")

@@ -91,6 +91,17 @@ async function session(client) {
   check(!r.isError && textOf(r).includes("6\tThe gradle daemon kept a stale lock."), `read_note: ${textOf(r)}`);
   r = await client.callTool({ name: "read_note", arguments: { path: "Café/dessert.md" } });
   check(!r.isError && textOf(r).includes("crème brûlée"), `read_note unicode: ${textOf(r)}`);
+  // The note's links and backlinks follow its text, unless links is false.
+  r = await client.callTool({ name: "read_note", arguments: { path: "Dev/kotlin.md" } });
+  check(!r.isError && textOf(r).includes("links in (1): Meta/todo.md"), `read_note links: ${textOf(r)}`);
+  r = await client.callTool({ name: "read_note", arguments: { path: "Meta/todo.md", links: false } });
+  check(!r.isError && !textOf(r).includes("links out"), `read_note links=false: ${textOf(r)}`);
+  r = await client.callTool({ name: "related_notes", arguments: { path: "Dev/kotlin.md", limit: 5 } });
+  const rel = r.structuredContent;
+  check(!r.isError && rel.note === "Dev/kotlin.md", `related_notes: ${textOf(r)}`);
+  check(rel.results[0].path === "Meta/todo.md" && rel.results[0].reasons.includes("links here"), `related: ${JSON.stringify(rel)}`);
+  await callIsError(client, "related_notes", { path: "Dev/kotlin.md", limit: 99 }, "limit must be 1-50");
+  await callIsError(client, "related_notes", { path: "Dev/nothing.md" }, "no file");
   r = await client.callTool({ name: "read_note", arguments: { paths: ["Dev/rust.md", "Meta/todo.md"] } });
   check(!r.isError && textOf(r).includes("Cargo builds") && textOf(r).includes("fix the gradle"), `paths: ${textOf(r)}`);
   await callIsError(client, "read_note", { path: "../outside.md" }, "..");
@@ -103,6 +114,8 @@ async function session(client) {
 
   r = await client.callTool({ name: "vault_overview", arguments: {} });
   check(!r.isError && r.structuredContent.notes === 4, `overview: ${textOf(r)}`);
+  const links = r.structuredContent.links;
+  check(links.links === 1 && links.broken === 0 && links.orphans === 2, `overview links: ${textOf(r)}`);
   r = await client.callTool({ name: "index_status", arguments: {} });
   const st = r.structuredContent;
   check(!r.isError && st.indexed === true && st.notes === 4 && st.omnisearch_answers === false, `status: ${JSON.stringify(st)}`);

@@ -26,7 +26,7 @@ NAME = "mcp TypeScript SDK and Inspector CLI"
 NOTES = {
     "Dev/kotlin.md": "---\ntags: [build]\n---\n# Kotlin\n\nThe gradle daemon kept a stale lock.\n",
     "Dev/rust.md": "# Rust\n\nCargo builds crates.\n",
-    "Meta/todo.md": "# Todo\n\nfix the gradle daemon\n",
+    "Meta/todo.md": "# Todo\n\nfix the gradle daemon, see [[kotlin]]\n",
     "Café/dessert.md": "# Dessert\n\ncrème brûlée with a torch\n",
 }
 
@@ -151,6 +151,9 @@ def inspector_session(inspector):
     check("6\tThe gradle daemon kept a stale lock." in text_of(r), f"inspector read_note: {r}")
     r = inspector.call("read_note", exit_code=5, path="../outside.md")
     check(r.get("isError") is True and ".." in text_of(r), f"inspector read_note outside: {r}")
+    r = inspector.call("related_notes", path="Meta/todo.md")
+    top = r["structuredContent"]["results"][0]
+    check(top["path"] == "Dev/kotlin.md" and "linked from here" in top["reasons"], f"inspector related_notes: {r}")
     r = inspector.call("index_status")
     check(r["structuredContent"]["notes"] == len(NOTES), f"inspector index_status: {r}")
     r = inspector.call("vault_overview")

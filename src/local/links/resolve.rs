@@ -38,11 +38,25 @@ pub(crate) struct Paths {
 /// `.md` extension (`Note.md` and `[[note]]` → `note`, `Pic.PNG` → `pic.png`). The index keeps
 /// it for every link, so the notes linking to a file are found by one term.
 pub(crate) fn key_of(name_or_path: &str) -> String {
+    let mut key = String::new();
+    key_into(name_or_path, &mut key);
+    key
+}
+
+/// [`key_of`] into `out` (cleared first): no allocation once `out` has grown, for a caller
+/// that keys every path of a vault.
+pub(super) fn key_into(name_or_path: &str, out: &mut String) {
+    out.clear();
     let name = name_or_path.rsplit('/').next().unwrap_or(name_or_path);
-    let lower = name.to_lowercase();
-    match lower.strip_suffix(".md") {
-        Some(stem) if !stem.is_empty() => stem.to_string(),
-        _ => lower,
+    if name.is_ascii() {
+        out.extend(name.chars().map(|c| c.to_ascii_lowercase()));
+    } else {
+        // `str::to_lowercase` itself: the index's `link_keys` were made with it (a final
+        // sigma, for one, lowercases otherwise than char by char).
+        out.push_str(&name.to_lowercase());
+    }
+    if out.len() > 3 && out.ends_with(".md") {
+        out.truncate(out.len() - 3);
     }
 }
 
