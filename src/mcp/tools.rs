@@ -70,6 +70,10 @@ pub(crate) struct SearchParams {
     pub(crate) where_: Vec<String>,
     /// relevance (default) or modified (newest first)
     pub(crate) sort: Option<SortParam>,
+    /// Only notes linking to this note (path or unique name)
+    pub(crate) links_to: Option<String>,
+    /// Only notes this note links to
+    pub(crate) linked_from: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
@@ -147,7 +151,13 @@ pub(crate) fn search_notes(
     progress: Option<&Progress>,
 ) -> CallToolResult {
     let (query, cut) = capped_query(&p.query);
-    let filters = match Filters::parse(&p.tags, p.since.as_deref(), p.until.as_deref(), &p.where_) {
+    let filters = Filters::parse(&p.tags, p.since.as_deref(), p.until.as_deref(), &p.where_)
+        .and_then(|f| {
+            let to: Vec<String> = p.links_to.iter().cloned().collect();
+            let from: Vec<String> = p.linked_from.iter().cloned().collect();
+            f.with_links(&to, &from)
+        });
+    let filters = match filters {
         Ok(f) => f,
         Err(e) => return tool_error(format!("{e:#}")),
     };
@@ -155,7 +165,7 @@ pub(crate) fn search_notes(
     if query.is_empty() && !listing {
         return tool_error(
             "query is empty: give a few words to search for, or a filter (folder, tags, since, \
-             until, where) or sort=modified to list notes",
+             until, where, links_to, linked_from) or sort=modified to list notes",
         );
     }
     // Without words there is no relevance: the notes that pass the filters, newest first.

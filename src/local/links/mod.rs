@@ -16,10 +16,14 @@ mod context;
 mod files;
 mod read;
 mod resolve;
+mod select;
+mod vault;
 
 pub(crate) use resolve::key_of;
+pub(crate) use select::{allowed_paths, count_incoming};
+pub(crate) use vault::UnknownNote;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use std::collections::{BTreeSet, HashSet};
 use tantivy::{DocAddress, Searcher};
 
@@ -29,7 +33,7 @@ use crate::core::{
 use crate::local::schema::{self, Fields};
 use crate::local::stored::Stored;
 use crate::text::links::Link;
-use resolve::Paths;
+use vault::{linking, Vault};
 
 /// A document: its address, path and links.
 type Doc = (DocAddress, String, Vec<Link>);
@@ -64,106 +68,6 @@ pub(crate) fn answer(
         LinksQuery::Orphans => response.orphans = Some(orphans(&mut vault, &docs)),
     }
     Ok(())
-}
-
-/// The paths links resolve against: the index's, and (once a link names a file the index
-/// can't hold, such as an image) every file of the vault.
-struct Vault<'a> {
-    dir: &'a std::path::Path,
-    paths: Paths,
-    listed: bool,
-}
-
-impl<'a> Vault<'a> {
-    fn new<'p>(dir: &'a std::path::Path, indexed: impl Iterator<Item = &'p str>) -> Self {
-        let mut paths = Paths::default();
-        for p in indexed {
-            paths.add(p);
-        }
-        Vault {
-            dir,
-            paths,
-            listed: false,
-        }
-    }
-
-    /// Adds every file on disk (once).
-    fn list(&mut self) {
-        if !self.listed {
-            self.listed = true;
-            for p in files::list(self.dir) {
-                self.paths.add(&p);
-            }
-        }
-    }
-
-    /// The path `link`, written in `source`, names now.
-    fn resolve(&mut self, link: &Link, source: &str) -> Option<String> {
-        if let Some(p) = self.paths.resolve(&link.target, source) {
-            return Some(p.to_string());
-        }
-        if self.listed || !names_attachment(&link.target) {
-            return None;
-        }
-        self.list();
-        self.paths.resolve(&link.target, source).map(str::to_string)
-    }
-
-    /// The file `name` means: a vault-relative path (`.md` optional, any case) or a file name
-    /// only one file has.
-    fn find_note(&mut self, name: &str) -> Result<String> {
-        let name = name.trim().trim_start_matches("./").trim_start_matches('/');
-        if name.is_empty() {
-            bail!("name a note: its vault-relative path, or a file name only one note has");
-        }
-        for attempt in 0..2 {
-            if let Some(p) = self
-                .paths
-                .find(name)
-                .or_else(|| self.paths.find(&format!("{name}.md")))
-            {
-                return Ok(p.to_string());
-            }
-            if !name.contains('/') {
-                let lower = name.to_lowercase();
-                let with_md = format!("{lower}.md");
-                let mut named: Vec<&str> = self
-                    .paths
-                    .named(&key_of(name))
-                    .filter(|p| {
-                        let file = p.rsplit('/').next().unwrap_or(p).to_lowercase();
-                        file == lower || file == with_md
-                    })
-                    .collect();
-                named.sort_unstable();
-                match named.as_slice() {
-                    [one] => return Ok(one.to_string()),
-                    [] => {}
-                    many => bail!(
-                        "`{name}` names {} files: {}; give the path",
-                        many.len(),
-                        many.join(", ")
-                    ),
-                }
-            }
-            if attempt == 0 && !self.listed {
-                self.list();
-            } else {
-                break;
-            }
-        }
-        bail!("no file `{name}` in the vault (give a vault-relative path as search prints it)")
-    }
-}
-
-/// A target whose file name has an extension other than `.md`: a file the index may not
-/// hold.
-fn names_attachment(target: &str) -> bool {
-    let name = target.rsplit('/').next().unwrap_or(target);
-    match name.rsplit_once('.') {
-        Some((stem, ext)) => !stem.is_empty() && !ext.eq_ignore_ascii_case("md"),
-        None => false,
-    }
 }
 
 fn kind(link: &Link) -> String {
@@ -201,26 +105,10 @@ fn incoming(
     vault: &mut Vault<'_>,
     path: &str,
 ) -> Result<Vec<IncomingLink>> {
-    let key = key_of(path);
     let mut out = Vec::new();
-    for addr in read::holding(searcher, fields.link_keys, &codec::key_term(&key))? {
-        let mut source = String::new();
-        crate::local::stored::path_of(searcher, fields, addr, &mut source)?;
-        if source == path {
-            continue;
-        }
-        let mut body: Option<Stored> = None;
-        for link in read::links_at(searcher, fields, addr)? {
-            if link.target.is_empty() || key_of(&link.target) != key {
-                continue;
-            }
-            if vault.resolve(&link, &source).as_deref() != Some(path) {
-                continue;
-            }
-            if body.is_none() {
-                body = Some(Stored::read(searcher, addr).context("reading a linking note")?);
-            }
-            let text = body.as_ref().map_or("", |b| b.body());
+    for (addr, source, links) in linking(searcher, fields, vault, path)? {
+        let body = Stored::read(searcher, addr).context("reading a linking note")?;
+        for link in links {
             let (heading, block) = subpath(&link);
             out.push(IncomingLink {
                 source: source.clone(),
@@ -228,7 +116,7 @@ fn incoming(
                 kind: kind(&link),
                 heading,
                 block,
-                context: context::sentence(text, link.line, &link.target),
+                context: context::sentence(body.body(), link.line, &link.target),
             });
         }
     }

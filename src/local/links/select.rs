@@ -1,0 +1,109 @@
+//! Links as a search uses them: `--links-to` and `--linked-from` as the set of paths they let
+//! through (a clause of the index query, see `crate::local::search::filter`), and how many
+//! other notes link to each hit.
+//!
+//! Both resolve only the links that matter, against only the paths that matter: a link can
+//! only name a file of its own name ([`key_of`]), so the candidates are one `link_keys` term
+//! and the paths they may resolve to one `name_key` term — never a read of every note.
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::Path;
+
+use anyhow::Result;
+use tantivy::Searcher;
+
+use super::read;
+use super::resolve::key_of;
+use super::vault::{linking, UnknownNote, Vault};
+use crate::core::{Filters, SearchHit};
+use crate::local::schema::Fields;
+
+/// The paths the link filters let through (each filter must hold), sorted; `None` without a
+/// link filter. A note named by no file or by several is an [`UnknownNote`] naming the flag.
+pub(crate) fn allowed_paths(
+    searcher: &Searcher,
+    fields: &Fields,
+    dir: &Path,
+    filters: &Filters,
+) -> Result<Option<Vec<String>>> {
+    let mut allowed: Option<BTreeSet<String>> = None;
+    let asked = (filters.links_to.iter().map(|n| ("--links-to", n)))
+        .chain(filters.linked_from.iter().map(|n| ("--linked-from", n)));
+    for (flag, name) in asked {
+        let mut vault = Vault::keyed(
+            searcher,
+            fields,
+            dir,
+            std::iter::once(key_of(name).as_str()),
+        )?;
+        let path = vault
+            .find_note(name)
+            .map_err(|e| UnknownNote(format!("{flag} {name}: {e}")))?;
+        let these: BTreeSet<String> = if flag == "--links-to" {
+            linking(searcher, fields, &mut vault, &path)?
+                .into_iter()
+                .map(|(_, source, _)| source)
+                .collect()
+        } else {
+            targets_of(searcher, fields, dir, &path)?
+        };
+        allowed = Some(match allowed {
+            None => these,
+            Some(before) => before.intersection(&these).cloned().collect(),
+        });
+    }
+    Ok(allowed.map(|set| set.into_iter().collect()))
+}
+
+/// The indexed files other than `path` that the links of `path` resolve to.
+fn targets_of(
+    searcher: &Searcher,
+    fields: &Fields,
+    dir: &Path,
+    path: &str,
+) -> Result<BTreeSet<String>> {
+    let mut out = BTreeSet::new();
+    // An attachment the index doesn't hold links nowhere.
+    let Some(&addr) = read::holding(searcher, fields.path, path)?.first() else {
+        return Ok(out);
+    };
+    let links = read::links_at(searcher, fields, addr)?;
+    let keys: BTreeSet<String> = links
+        .iter()
+        .filter(|l| !l.target.is_empty())
+        .map(|l| key_of(&l.target))
+        .collect();
+    let mut vault = Vault::keyed(searcher, fields, dir, keys.iter().map(String::as_str))?;
+    for link in links.iter().filter(|l| !l.target.is_empty()) {
+        if let Some(to) = vault.resolve(link, path) {
+            if to != path {
+                out.insert(to);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Sets each hit's `links_in`: how many other notes have a resolved link (or embed) to it.
+pub(crate) fn count_incoming(
+    searcher: &Searcher,
+    fields: &Fields,
+    dir: &Path,
+    hits: &mut [SearchHit],
+) -> Result<()> {
+    // Hits of one file name share the paths their links resolve against.
+    let mut vaults: HashMap<String, Vault<'_>> = HashMap::new();
+    for hit in hits.iter_mut() {
+        let key = key_of(&hit.path);
+        let vault = match vaults.entry(key) {
+            std::collections::hash_map::Entry::Occupied(v) => v.into_mut(),
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                let v = Vault::keyed(searcher, fields, dir, std::iter::once(slot.key().as_str()))?;
+                slot.insert(v)
+            }
+        };
+        let sources = linking(searcher, fields, vault, &hit.path)?.len();
+        hit.links_in = Some(u32::try_from(sources).unwrap_or(u32::MAX));
+    }
+    Ok(())
+}

@@ -1,0 +1,200 @@
+//! The paths a link is resolved against ([`Vault`]): all the index holds (the `links`
+//! queries) or only those of the file names asked about (a search's filters and counts), the
+//! disk's files when a link names an attachment, and the notes a link names
+//! ([`Vault::find_note`]). [`linking`] confirms the candidates of a file's backlinks.
+
+use anyhow::Result;
+use tantivy::{DocAddress, Searcher};
+
+use super::codec;
+use super::files;
+use super::read;
+use super::resolve::{key_of, Paths};
+use crate::local::schema::Fields;
+use crate::text::links::Link;
+
+/// A name that names no file, or several: the asker's mistake, not the index's (a search
+/// answers it as an error rather than rebuilding its index over it).
+#[derive(Debug)]
+pub(crate) struct UnknownNote(pub(super) String);
+
+impl std::fmt::Display for UnknownNote {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UnknownNote {}
+
+/// The paths links resolve against: the index's, and (once a link names a file the index
+/// can't hold, such as an image) every file of the vault.
+pub(super) struct Vault<'a> {
+    dir: &'a std::path::Path,
+    paths: Paths,
+    listed: bool,
+    /// Whether a link naming an attachment the paths lack may list the disk: not where only
+    /// the files the index holds can answer (a search's filters and counts).
+    may_list: bool,
+}
+
+impl<'a> Vault<'a> {
+    pub(super) fn new<'p>(
+        dir: &'a std::path::Path,
+        indexed: impl Iterator<Item = &'p str>,
+    ) -> Self {
+        let mut paths = Paths::default();
+        for p in indexed {
+            paths.add(p);
+        }
+        Vault {
+            dir,
+            paths,
+            listed: false,
+            may_list: true,
+        }
+    }
+
+    /// The indexed paths whose file name has one of `keys` ([`key_of`]): all a link with one
+    /// of those keys can resolve to, read from the `name_key` terms instead of every path.
+    pub(super) fn keyed<'k>(
+        searcher: &Searcher,
+        fields: &Fields,
+        dir: &'a std::path::Path,
+        keys: impl Iterator<Item = &'k str>,
+    ) -> Result<Self> {
+        let mut paths = Paths::default();
+        let mut path = String::new();
+        for key in keys {
+            for addr in read::holding(searcher, fields.name_key, &codec::key_term(key))? {
+                path.clear();
+                crate::local::stored::path_of(searcher, fields, addr, &mut path)?;
+                if !path.is_empty() {
+                    paths.add(&path);
+                }
+            }
+        }
+        Ok(Vault {
+            dir,
+            paths,
+            listed: false,
+            may_list: false,
+        })
+    }
+
+    /// Adds every file on disk (once).
+    fn list(&mut self) {
+        if !self.listed {
+            self.listed = true;
+            for p in files::list(self.dir) {
+                self.paths.add(&p);
+            }
+        }
+    }
+
+    /// The path `link`, written in `source`, names now.
+    pub(super) fn resolve(&mut self, link: &Link, source: &str) -> Option<String> {
+        if let Some(p) = self.paths.resolve(&link.target, source) {
+            return Some(p.to_string());
+        }
+        if self.listed || !self.may_list || !names_attachment(&link.target) {
+            return None;
+        }
+        self.list();
+        self.paths.resolve(&link.target, source).map(str::to_string)
+    }
+
+    /// The file `name` means: a vault-relative path (`.md` optional, any case) or a file name
+    /// only one file has. Only paths of `name`'s [`key_of`] are looked at (and the disk's
+    /// files, when the paths have none).
+    pub(super) fn find_note(&mut self, name: &str) -> Result<String, UnknownNote> {
+        let name = name.trim().trim_start_matches("./").trim_start_matches('/');
+        if name.is_empty() {
+            return Err(UnknownNote(
+                "name a note: its vault-relative path, or a file name only one note has".into(),
+            ));
+        }
+        for attempt in 0..2 {
+            if let Some(p) = self
+                .paths
+                .find(name)
+                .or_else(|| self.paths.find(&format!("{name}.md")))
+            {
+                return Ok(p.to_string());
+            }
+            if !name.contains('/') {
+                let lower = name.to_lowercase();
+                let with_md = format!("{lower}.md");
+                let mut named: Vec<&str> = self
+                    .paths
+                    .named(&key_of(name))
+                    .filter(|p| {
+                        let file = p.rsplit('/').next().unwrap_or(p).to_lowercase();
+                        file == lower || file == with_md
+                    })
+                    .collect();
+                named.sort_unstable();
+                match named.as_slice() {
+                    [one] => return Ok(one.to_string()),
+                    [] => {}
+                    many => {
+                        return Err(UnknownNote(format!(
+                            "`{name}` names {} files: {}; give the path",
+                            many.len(),
+                            many.join(", ")
+                        )))
+                    }
+                }
+            }
+            if attempt == 0 && !self.listed {
+                self.list();
+            } else {
+                break;
+            }
+        }
+        Err(UnknownNote(format!(
+            "no file `{name}` in the vault (give a vault-relative path as search prints it)"
+        )))
+    }
+}
+
+/// A target whose file name has an extension other than `.md`: a file the index may not
+/// hold.
+fn names_attachment(target: &str) -> bool {
+    let name = target.rsplit('/').next().unwrap_or(target);
+    match name.rsplit_once('.') {
+        Some((stem, ext)) => !stem.is_empty() && !ext.eq_ignore_ascii_case("md"),
+        None => false,
+    }
+}
+
+/// The documents other than `path` with a link that resolves to `path`, each with those
+/// links, in index order: the candidates holding `path`'s `link_keys` term, confirmed by
+/// resolving their links against `vault` (which must hold the paths of `path`'s key).
+pub(super) fn linking(
+    searcher: &Searcher,
+    fields: &Fields,
+    vault: &mut Vault<'_>,
+    path: &str,
+) -> Result<Vec<(DocAddress, String, Vec<Link>)>> {
+    let key = key_of(path);
+    let mut out = Vec::new();
+    for addr in read::holding(searcher, fields.link_keys, &codec::key_term(&key))? {
+        let mut source = String::new();
+        crate::local::stored::path_of(searcher, fields, addr, &mut source)?;
+        if source == path {
+            continue;
+        }
+        let links: Vec<Link> = read::links_at(searcher, fields, addr)?
+            .into_iter()
+            .filter(|link| {
+                !link.target.is_empty()
+                    && key_of(&link.target) == key
+                    && vault.resolve(link, &source).as_deref() == Some(path)
+            })
+            .collect();
+        if !links.is_empty() {
+            out.push((addr, source, links));
+        }
+    }
+    Ok(out)
+}
