@@ -51,14 +51,14 @@ pub(crate) struct SearchParams {
     #[serde(default, deserialize_with = "limit_arg")]
     #[schemars(range(min = 1, max = 50), with = "Option<u64>")]
     pub(crate) limit: Option<u64>,
-    /// Only notes below this vault-relative folder
+    /// Only notes below this folder
     pub(crate) folder: Option<String>,
     /// Skip notes below these folders
     #[serde(default)]
     pub(crate) exclude: Vec<String>,
     /// auto (default), omnisearch, local
     pub(crate) source: Option<SourceParam>,
-    /// Only notes with all these tags ("project" also matches "project/alpha")
+    /// All these tags ("a" also matches "a/b")
     #[serde(default)]
     pub(crate) tags: Vec<String>,
     /// Modified since: 2026-11-30[T14:00], 7d, 12h, 30m, today, yesterday
@@ -70,10 +70,12 @@ pub(crate) struct SearchParams {
     pub(crate) where_: Vec<String>,
     /// relevance (default) or modified (newest first)
     pub(crate) sort: Option<SortParam>,
-    /// Only notes linking to this note (path or unique name)
-    pub(crate) links_to: Option<String>,
-    /// Only notes this note links to
-    pub(crate) linked_from: Option<String>,
+    /// Notes linking to this note (path or name)
+    #[serde(default)]
+    pub(crate) links_to: String,
+    /// Notes this note links to
+    #[serde(default)]
+    pub(crate) linked_from: String,
 }
 
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
@@ -153,9 +155,14 @@ pub(crate) fn search_notes(
     let (query, cut) = capped_query(&p.query);
     let filters = Filters::parse(&p.tags, p.since.as_deref(), p.until.as_deref(), &p.where_)
         .and_then(|f| {
-            let to: Vec<String> = p.links_to.iter().cloned().collect();
-            let from: Vec<String> = p.linked_from.iter().cloned().collect();
-            f.with_links(&to, &from)
+            // Empty is absent, as `query` is.
+            let named = |n: &String| -> Vec<String> {
+                Some(n.clone())
+                    .filter(|n| !n.trim().is_empty())
+                    .into_iter()
+                    .collect()
+            };
+            f.with_links(&named(&p.links_to), &named(&p.linked_from))
         });
     let filters = match filters {
         Ok(f) => f,
