@@ -27,19 +27,17 @@ pub(crate) fn allowed_paths(
     filters: &Filters,
 ) -> Result<Option<Vec<String>>> {
     let mut allowed: Option<BTreeSet<String>> = None;
-    let asked = (filters.links_to.iter().map(|n| ("--links-to", n)))
-        .chain(filters.linked_from.iter().map(|n| ("--linked-from", n)));
-    for (flag, name) in asked {
-        let mut vault = Vault::keyed(
-            searcher,
-            fields,
-            dir,
-            std::iter::once(key_of(name).as_str()),
-        )?;
-        let path = vault
-            .find_note(name)
-            .map_err(|e| UnknownNote(format!("{flag} {name}: {e}")))?;
-        let these: BTreeSet<String> = if flag == "--links-to" {
+    // (whether the note must be linked to, its name as given)
+    let asked = (filters.links_to.iter().map(|n| (true, n)))
+        .chain(filters.linked_from.iter().map(|n| (false, n)));
+    for (to, name) in asked {
+        let key = key_of(name);
+        let mut vault = Vault::keyed(searcher, fields, dir, std::iter::once(key.as_str()))?;
+        let path = vault.find_note(name).map_err(|e| {
+            let flag = if to { "--links-to" } else { "--linked-from" };
+            UnknownNote(format!("{flag} {name}: {e}"))
+        })?;
+        let these: BTreeSet<String> = if to {
             linking(searcher, fields, &mut vault, &path)?
                 .into_iter()
                 .map(|(_, source, _)| source)
