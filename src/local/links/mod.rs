@@ -20,7 +20,7 @@ mod select;
 mod vault;
 
 pub(crate) use resolve::key_of;
-pub(crate) use select::{allowed_paths, count_incoming};
+pub(crate) use select::{allowed_docs, count_incoming};
 pub(crate) use vault::UnknownNote;
 
 use anyhow::{Context, Result};

@@ -10,7 +10,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
 
 use anyhow::Result;
-use tantivy::Searcher;
+use tantivy::{DocAddress, Searcher};
 
 use super::read;
 use super::resolve::key_of;
@@ -18,15 +18,16 @@ use super::vault::{linking, UnknownNote, Vault};
 use crate::core::{Filters, SearchHit};
 use crate::local::schema::Fields;
 
-/// The paths the link filters let through (each filter must hold), sorted; `None` without a
-/// link filter. A note named by no file or by several is an [`UnknownNote`] naming the flag.
-pub(crate) fn allowed_paths(
+/// The documents the link filters let through (each filter must hold), in index order;
+/// `None` without a link filter. A note named by no file or by several is an [`UnknownNote`]
+/// naming the flag.
+pub(crate) fn allowed_docs(
     searcher: &Searcher,
     fields: &Fields,
     dir: &Path,
     filters: &Filters,
-) -> Result<Option<Vec<String>>> {
-    let mut allowed: Option<BTreeSet<String>> = None;
+) -> Result<Option<Vec<DocAddress>>> {
+    let mut allowed: Option<BTreeSet<DocAddress>> = None;
     // (whether the note must be linked to, its name as given)
     let asked = (filters.links_to.iter().map(|n| (true, n)))
         .chain(filters.linked_from.iter().map(|n| (false, n)));
@@ -37,32 +38,33 @@ pub(crate) fn allowed_paths(
             let flag = if to { "--links-to" } else { "--linked-from" };
             UnknownNote(format!("{flag} {name}: {e}"))
         })?;
-        let these: BTreeSet<String> = if to {
+        let these: BTreeSet<DocAddress> = if to {
             linking(searcher, fields, &mut vault, &path)?
                 .into_iter()
-                .map(|(_, source, _)| source)
+                .map(|(addr, ..)| addr)
                 .collect()
         } else {
-            targets_of(searcher, fields, dir, &path)?
+            targets_of(searcher, fields, dir, vault.doc_of(&path), &path)?
         };
         allowed = Some(match allowed {
             None => these,
-            Some(before) => before.intersection(&these).cloned().collect(),
+            Some(before) => before.intersection(&these).copied().collect(),
         });
     }
     Ok(allowed.map(|set| set.into_iter().collect()))
 }
 
-/// The indexed files other than `path` that the links of `path` resolve to.
+/// The indexed files other than `path` (the document at `addr`, `None` for a file the index
+/// doesn't hold: it links nowhere) that its links resolve to.
 fn targets_of(
     searcher: &Searcher,
     fields: &Fields,
     dir: &Path,
+    addr: Option<DocAddress>,
     path: &str,
-) -> Result<BTreeSet<String>> {
+) -> Result<BTreeSet<DocAddress>> {
     let mut out = BTreeSet::new();
-    // An attachment the index doesn't hold links nowhere.
-    let Some(&addr) = read::holding(searcher, fields.path, path)?.first() else {
+    let Some(addr) = addr else {
         return Ok(out);
     };
     let links = read::links_at(searcher, fields, addr)?;
@@ -73,10 +75,9 @@ fn targets_of(
         .collect();
     let mut vault = Vault::keyed(searcher, fields, dir, keys.iter().map(String::as_str))?;
     for link in links.iter().filter(|l| !l.target.is_empty()) {
-        if let Some(to) = vault.resolve(link, path) {
-            if to != path {
-                out.insert(to);
-            }
+        let to = vault.resolve(link, path);
+        if let Some(doc) = to.filter(|to| to != path).and_then(|to| vault.doc_of(&to)) {
+            out.insert(doc);
         }
     }
     Ok(out)

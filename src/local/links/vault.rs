@@ -3,6 +3,8 @@
 //! disk's files when a link names an attachment, and the notes a link names
 //! ([`Vault::find_note`]). [`linking`] confirms the candidates of a file's backlinks.
 
+use std::collections::HashMap;
+
 use anyhow::Result;
 use tantivy::{DocAddress, Searcher};
 
@@ -35,6 +37,8 @@ pub(super) struct Vault<'a> {
     /// Whether a link naming an attachment the paths lack may list the disk: not where only
     /// the files the index holds can answer (a search's filters and counts).
     may_list: bool,
+    /// [`Vault::keyed`]: the document of each path read.
+    docs: HashMap<String, DocAddress>,
 }
 
 impl<'a> Vault<'a> {
@@ -51,6 +55,7 @@ impl<'a> Vault<'a> {
             paths,
             listed: false,
             may_list: true,
+            docs: HashMap::new(),
         }
     }
 
@@ -63,13 +68,14 @@ impl<'a> Vault<'a> {
         keys: impl Iterator<Item = &'k str>,
     ) -> Result<Self> {
         let mut paths = Paths::default();
-        let mut path = String::new();
+        let mut docs = HashMap::new();
         for key in keys {
-            for addr in read::holding(searcher, fields.name_key, &codec::key_term(key))? {
-                path.clear();
-                crate::local::stored::path_of(searcher, fields, addr, &mut path)?;
+            let named = read::holding(searcher, fields.name_key, &codec::key_term(key))?;
+            let read = read::paths_and_links(searcher, fields, &named, false)?;
+            for (addr, (path, _)) in named.into_iter().zip(read) {
                 if !path.is_empty() {
                     paths.add(&path);
+                    docs.insert(path, addr);
                 }
             }
         }
@@ -78,7 +84,13 @@ impl<'a> Vault<'a> {
             paths,
             listed: false,
             may_list: false,
+            docs,
         })
+    }
+
+    /// The document of `path`, when [`Vault::keyed`] read it.
+    pub(super) fn doc_of(&self, path: &str) -> Option<DocAddress> {
+        self.docs.get(path).copied()
     }
 
     /// Adds every file on disk (once).
@@ -177,14 +189,14 @@ pub(super) fn linking(
     path: &str,
 ) -> Result<Vec<(DocAddress, String, Vec<Link>)>> {
     let key = key_of(path);
+    let candidates = read::holding(searcher, fields.link_keys, &codec::key_term(&key))?;
+    let read = read::paths_and_links(searcher, fields, &candidates, true)?;
     let mut out = Vec::new();
-    for addr in read::holding(searcher, fields.link_keys, &codec::key_term(&key))? {
-        let mut source = String::new();
-        crate::local::stored::path_of(searcher, fields, addr, &mut source)?;
+    for (addr, (source, links)) in candidates.into_iter().zip(read) {
         if source == path {
             continue;
         }
-        let links: Vec<Link> = read::links_at(searcher, fields, addr)?
+        let links: Vec<Link> = links
             .into_iter()
             .filter(|link| {
                 !link.target.is_empty()

@@ -8,17 +8,18 @@
 //! one exact term of `properties` (`key`, `key=value`); the modification time is a range over
 //! the `mtime_ns` fast column; `path:`/`ext:` are case-insensitive regular expressions over the
 //! `path` terms (substring, as the plugin compares); the link filters are resolved first into
-//! the notes they let through (`crate::local::links::allowed_paths`), a set of exact `path`
-//! terms. Positive filters score 0, so they leave the BM25 of the candidates as it was.
+//! the notes they let through (`crate::local::links::allowed_docs`), matched by address
+//! ([`DocsQuery`]). Positive filters score 0, so they leave the BM25 of the candidates as it was.
 
 use std::ops::Bound;
 
 use tantivy::query::{
-    BooleanQuery, ConstScoreQuery, Occur, Query, RangeQuery, RegexQuery, TermQuery, TermSetQuery,
+    BooleanQuery, ConstScoreQuery, Occur, Query, RangeQuery, RegexQuery, TermQuery,
 };
 use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::Term;
 
+use super::docs::DocsQuery;
 use super::ignore::escape;
 use super::query::ParsedQuery;
 use crate::core::{Filters, Scope};
@@ -30,9 +31,9 @@ use crate::local::stored;
 pub(in crate::local) struct Narrowing<'a> {
     pub(in crate::local) scope: &'a Scope,
     pub(in crate::local) filters: &'a Filters,
-    /// The paths `--links-to` and `--linked-from` let through, resolved beforehand
-    /// (`crate::local::links::allowed_paths`); `None` without those filters.
-    pub(in crate::local) paths: Option<&'a [String]>,
+    /// The notes `--links-to` and `--linked-from` let through, resolved beforehand
+    /// (`crate::local::links::allowed_docs`); `None` without those filters.
+    pub(in crate::local) linked: Option<&'a DocsQuery>,
 }
 
 /// The filter clauses (`Must` and `MustNot`) for a query's candidates or a listing.
@@ -113,9 +114,8 @@ pub(in crate::local) fn clauses(
         let range = RangeQuery::new(bound(filters.since_ns), bound(filters.until_ns));
         clauses.push((Occur::Must, zero(Box::new(range))));
     }
-    if let Some(paths) = narrow.paths {
-        let terms = paths.iter().map(|p| Term::from_field_text(fields.path, p));
-        clauses.push((Occur::Must, zero(Box::new(TermSetQuery::new(terms)))));
+    if let Some(linked) = narrow.linked {
+        clauses.push((Occur::Must, zero(Box::new(linked.clone()))));
     }
     clauses
 }

@@ -7,6 +7,7 @@ use anyhow::{Context, Result};
 use tantivy::collector::TopDocs;
 use tantivy::Searcher;
 
+use super::docs::DocsQuery;
 use super::{filter, ignore, list, query, rank};
 use crate::core::{SearchHit, SearchOptions, Sort};
 use crate::local::schema::Fields;
@@ -25,11 +26,12 @@ pub(crate) fn run(
     let fields = schema::fields();
     let mut analyzer = analyzer::text_analyzer();
     let parsed = query::parse(&mut analyzer, &opts.query);
-    let linked = links::allowed_paths(searcher, fields, &opts.vault, &opts.filters)?;
+    let linked = links::allowed_docs(searcher, fields, &opts.vault, &opts.filters)?
+        .map(|docs| DocsQuery::new(searcher, &docs));
     let narrow = filter::Narrowing {
         scope: &opts.scope,
         filters: &opts.filters,
-        paths: linked.as_deref(),
+        linked: linked.as_ref(),
     };
     // Built once: `app.json` is read, and a bad filter reported, once per search.
     let ignored = if opts.include_ignored {

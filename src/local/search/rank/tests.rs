@@ -63,7 +63,7 @@ fn candidates(t: &Tiny, q: &str, scope: &Scope, require: bool) -> Vec<String> {
         Narrowing {
             scope,
             filters: &Filters::default(),
-            paths: None,
+            linked: None,
         },
         Vec::new(),
     );
@@ -97,7 +97,7 @@ fn ranked(t: &Tiny, q: &str) -> Vec<SearchHit> {
         Narrowing {
             scope: &Scope::default(),
             filters: &Filters::default(),
-            paths: None,
+            linked: None,
         },
         Vec::new(),
     );
