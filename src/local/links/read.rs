@@ -80,7 +80,8 @@ pub(super) fn links_at(
 }
 
 /// The path and links of each of `addrs`, in the order of `addrs` (an empty path when a
-/// document has none); `with_links: false` leaves the links out. Each segment's columns are
+/// document has none): only the links whose target `keep` keeps, none without `keep`
+/// (decoding the others would cost most of the work). Each segment's columns are
 /// opened once and their dictionaries read in ordinal order, so that one pass over a block
 /// of the dictionary serves every value in it: a note's backlinks, hundreds of them, cost
 /// about one read of the blocks holding them, not a block each.
@@ -88,7 +89,7 @@ pub(super) fn paths_and_links(
     searcher: &Searcher,
     fields: &Fields,
     addrs: &[DocAddress],
-    with_links: bool,
+    keep: Option<&dyn Fn(&str) -> bool>,
 ) -> Result<Vec<(String, Vec<Link>)>> {
     let path_name = fields.schema.get_field_name(fields.path);
     let links_name = fields.schema.get_field_name(fields.links);
@@ -105,9 +106,11 @@ pub(super) fn paths_and_links(
                 out[i].0 = String::from_utf8_lossy(bytes).into_owned();
             })?;
         }
-        if with_links {
+        if let Some(keep) = keep {
             if let Some(col) = ff.bytes(links_name)? {
-                each_value(&col, docs(), |i, bytes| out[i].1 = codec::decode(bytes))?;
+                each_value(&col, docs(), |i, bytes| {
+                    out[i].1 = codec::decode_where(bytes, keep);
+                })?;
             }
         }
     }

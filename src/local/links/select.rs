@@ -12,9 +12,9 @@ use std::path::Path;
 use anyhow::Result;
 use tantivy::{DocAddress, Searcher};
 
-use super::read;
-use super::resolve::key_of;
+use super::resolve::{has_key, key_of};
 use super::vault::{linking, UnknownNote, Vault};
+use super::{codec, read};
 use crate::core::{Filters, SearchHit};
 use crate::local::schema::Fields;
 
@@ -84,25 +84,41 @@ fn targets_of(
 }
 
 /// Sets each hit's `links_in`: how many other notes have a resolved link (or embed) to it.
+/// All hits at once: one read of the candidates' paths and links, not one per hit.
 pub(crate) fn count_incoming(
     searcher: &Searcher,
     fields: &Fields,
     dir: &Path,
     hits: &mut [SearchHit],
 ) -> Result<()> {
-    // Hits of one file name share the paths their links resolve against.
-    let mut vaults: HashMap<String, Vault<'_>> = HashMap::new();
-    for hit in hits.iter_mut() {
-        let key = key_of(&hit.path);
-        let vault = match vaults.entry(key) {
-            std::collections::hash_map::Entry::Occupied(v) => v.into_mut(),
-            std::collections::hash_map::Entry::Vacant(slot) => {
-                let v = Vault::keyed(searcher, fields, dir, std::iter::once(slot.key().as_str()))?;
-                slot.insert(v)
-            }
-        };
-        let sources = linking(searcher, fields, vault, &hit.path)?.len();
-        hit.links_in = Some(u32::try_from(sources).unwrap_or(u32::MAX));
+    if hits.is_empty() {
+        return Ok(());
+    }
+    let keys: BTreeSet<String> = hits.iter().map(|h| key_of(&h.path)).collect();
+    let mut vault = Vault::keyed(searcher, fields, dir, keys.iter().map(String::as_str))?;
+    let mut candidates = BTreeSet::new();
+    for key in &keys {
+        candidates.extend(read::holding(
+            searcher,
+            fields.link_keys,
+            &codec::key_term(key),
+        )?);
+    }
+    let candidates: Vec<DocAddress> = candidates.into_iter().collect();
+    let named = |t: &str| !t.is_empty() && keys.iter().any(|k| has_key(t, k));
+    let mut counts: HashMap<String, u32> = HashMap::new();
+    for (source, links) in read::paths_and_links(searcher, fields, &candidates, Some(&named))? {
+        let targets: BTreeSet<String> = links
+            .iter()
+            .filter_map(|link| vault.resolve(link, &source))
+            .filter(|to| *to != source)
+            .collect();
+        for to in targets {
+            *counts.entry(to).or_default() += 1;
+        }
+    }
+    for hit in hits {
+        hit.links_in = Some(counts.get(&hit.path).copied().unwrap_or(0));
     }
     Ok(())
 }

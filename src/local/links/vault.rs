@@ -11,7 +11,7 @@ use tantivy::{DocAddress, Searcher};
 use super::codec;
 use super::files;
 use super::read;
-use super::resolve::{key_of, Paths};
+use super::resolve::{has_key, key_of, Paths};
 use crate::local::schema::Fields;
 use crate::text::links::Link;
 
@@ -71,7 +71,7 @@ impl<'a> Vault<'a> {
         let mut docs = HashMap::new();
         for key in keys {
             let named = read::holding(searcher, fields.name_key, &codec::key_term(key))?;
-            let read = read::paths_and_links(searcher, fields, &named, false)?;
+            let read = read::paths_and_links(searcher, fields, &named, None)?;
             for (addr, (path, _)) in named.into_iter().zip(read) {
                 if !path.is_empty() {
                     paths.add(&path);
@@ -190,7 +190,8 @@ pub(super) fn linking(
 ) -> Result<Vec<(DocAddress, String, Vec<Link>)>> {
     let key = key_of(path);
     let candidates = read::holding(searcher, fields.link_keys, &codec::key_term(&key))?;
-    let read = read::paths_and_links(searcher, fields, &candidates, true)?;
+    let named = |target: &str| !target.is_empty() && has_key(target, &key);
+    let read = read::paths_and_links(searcher, fields, &candidates, Some(&named))?;
     let mut out = Vec::new();
     for (addr, (source, links)) in candidates.into_iter().zip(read) {
         if source == path {
@@ -198,11 +199,7 @@ pub(super) fn linking(
         }
         let links: Vec<Link> = links
             .into_iter()
-            .filter(|link| {
-                !link.target.is_empty()
-                    && key_of(&link.target) == key
-                    && vault.resolve(link, &source).as_deref() == Some(path)
-            })
+            .filter(|link| vault.resolve(link, &source).as_deref() == Some(path))
             .collect();
         if !links.is_empty() {
             out.push((addr, source, links));
