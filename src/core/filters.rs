@@ -2,7 +2,9 @@
 //! tags, modification time, frontmatter properties — and how results are ordered.
 //!
 //! Every front-end maps its own inputs onto one [`Filters`] (the CLI's `--tag`, `--since`,
-//! `--until`, `--where`), so the engines see the same thing whoever asks. The normalisation
+//! `--until`, `--where`, `--links-to`, `--linked-from`), so the engines see the same thing
+//! whoever asks. The link filters are kept as the names given: the local engine resolves
+//! them against its index (`crate::local::links`); Omnisearch can't answer them. The normalisation
 //! here is shared by the indexer (which writes one exact term per tag and per property value)
 //! and by the Omnisearch engine (which checks the plugin's hits against the notes on disk), so
 //! both engines agree on what matches:

@@ -116,8 +116,9 @@ impl<'a> Vault<'a> {
     }
 
     /// The file `name` means: a vault-relative path (`.md` optional, any case) or a file name
-    /// only one file has. Only paths of `name`'s [`key_of`] are looked at (and the disk's
-    /// files, when the paths have none).
+    /// only one file has. Only paths of `name`'s [`key_of`] can match, so a [`Vault::keyed`]
+    /// by that key answers as one holding every path would; when none matches, the disk's
+    /// files are tried (an attachment).
     pub(super) fn find_note(&mut self, name: &str) -> Result<String, UnknownNote> {
         let name = name.trim().trim_start_matches("./").trim_start_matches('/');
         if name.is_empty() {
