@@ -5,7 +5,8 @@
 //! timeout, bad status, bad body) and when its answer is empty or starved by the folder
 //! scope or the filters (the plugin sends at most 50 hits, which we narrow on our side); a
 //! search without words (filters only) goes to the local index at once, as the plugin can't
-//! list notes; `omnisearch` alone reports a failure as the engine `omnisearch (offline)` with empty
+//! list notes, and so does one with `--links-to`/`--linked-from` (see
+//! [`omnisearch::search`]), which `omnisearch` and `both` refuse; `omnisearch` alone reports a failure as the engine `omnisearch (offline)` with empty
 //! results and an `error`, so "nothing searched" is never mistaken for "no matches".
 //!
 //! A caller with no local index yet (the MCP server while its first build runs) asks
@@ -58,7 +59,8 @@ pub(crate) enum OmnisearchFirst {
 /// What Omnisearch said to a search it did not answer.
 #[derive(Debug)]
 pub(crate) struct Asked {
-    /// `None`: not asked (a search without words, which the plugin can't answer).
+    /// `None`: not asked (a search without words or with a link filter, which the plugin
+    /// can't answer).
     answer: Option<Result<omnisearch::OmniAnswer, EngineError>>,
     took: Duration,
 }
@@ -68,7 +70,7 @@ pub(crate) struct Asked {
 #[cfg(feature = "mcp")]
 pub(crate) fn omnisearch_first(opts: &SearchOptions) -> OmnisearchFirst {
     let started = Instant::now();
-    if opts.query.trim().is_empty() {
+    if opts.query.trim().is_empty() || opts.filters.follows_links() {
         return OmnisearchFirst::Declined(Asked {
             answer: None,
             took: Duration::ZERO,
@@ -202,13 +204,18 @@ fn run(opts: &SearchOptions, asked: Option<Asked>) -> Result<SearchResponse> {
     let opts = &respelled(opts);
     let mut response = empty_response(opts);
     let wordless = opts.query.trim().is_empty();
+    let links = opts.filters.follows_links();
     match opts.source {
         Source::Local => use_local(opts, &mut response)?,
+        Source::Omnisearch | Source::Both if links => anyhow::bail!(
+            "--links-to and --linked-from need the local engine: the plugin can't follow \
+             links (use --source local or auto)"
+        ),
         Source::Omnisearch if wordless => anyhow::bail!(
             "--source omnisearch needs words to search for: the plugin can't list notes by \
              filters alone (use --source local or auto)"
         ),
-        Source::Auto if wordless => use_local(opts, &mut response)?,
+        Source::Auto if wordless || links => use_local(opts, &mut response)?,
         Source::Omnisearch => match omnisearch::search(opts) {
             Ok(answer) => {
                 response.engine = ENGINE_OMNISEARCH.into();

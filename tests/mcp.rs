@@ -643,3 +643,32 @@ fn read_note_shows_the_links_and_related_notes_ranks_them() {
     assert!(text(&r).contains("links: 2 (1 broken), orphans (no link in or out): 1"));
     assert_eq!(s.finish(), Some(0));
 }
+
+#[test]
+fn search_notes_takes_the_link_filters_and_counts_links() {
+    let env = vault();
+    env.write(
+        "Meta/index.md",
+        "# Index\n\n[[kotlin]] and [[Dev/rust|Rust]]\n",
+    );
+    let mut s = Session::ready(&env, &[]);
+    let paths = |r: &Value| -> Vec<String> {
+        let mut p: Vec<String> = structured(r).results.into_iter().map(|h| h.path).collect();
+        p.sort();
+        p
+    };
+    let r = s.call("search_notes", json!({"links_to": "Dev/kotlin.md"}));
+    assert!(!is_error(&r), "{r}");
+    assert_eq!(paths(&r), ["Meta/index.md"], "{r}");
+    assert_eq!(structured(&r).results[0].links_in, Some(0));
+    let r = s.call(
+        "search_notes",
+        json!({"query": "gradle", "linked_from": "index", "source": "local"}),
+    );
+    assert_eq!(paths(&r), ["Dev/kotlin.md"], "{r}");
+    assert_eq!(structured(&r).results[0].links_in, Some(1));
+    let r = s.call("search_notes", json!({"links_to": "nowhere"}));
+    assert!(is_error(&r), "{r}");
+    assert!(text(&r).contains("no file `nowhere`"), "{r}");
+    assert_eq!(s.finish(), Some(0));
+}

@@ -13,6 +13,7 @@ mod giant;
 mod giant_disk;
 mod hardening;
 mod layout;
+mod link_filters;
 mod links;
 mod local;
 mod mcp;

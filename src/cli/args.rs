@@ -273,6 +273,14 @@ pub(crate) struct SearchArgs {
     #[arg(long = "where", value_name = "KEY[=VALUE]")]
     pub(crate) where_: Vec<String>,
 
+    /// Only notes with a link (or embed) to NOTE: its vault-relative path, or a file name only one file has (repeatable: all must hold)
+    #[arg(long, value_name = "NOTE")]
+    pub(crate) links_to: Vec<String>,
+
+    /// Only the notes NOTE links to (same forms as --links-to; repeatable)
+    #[arg(long, value_name = "NOTE")]
+    pub(crate) linked_from: Vec<String>,
+
     /// Order of the results [without a query: modified]
     #[arg(long, value_enum, default_value_t = SortArg::Relevance)]
     pub(crate) sort: SortArg,

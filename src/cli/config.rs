@@ -249,12 +249,13 @@ fn resolve_search(
     pdf: PdfLimits,
 ) -> Result<SearchOptions> {
     let query = s.query.join(" ");
-    let filters = Filters::parse(&s.tag, s.since.as_deref(), s.until.as_deref(), &s.where_)?;
+    let filters = Filters::parse(&s.tag, s.since.as_deref(), s.until.as_deref(), &s.where_)?
+        .with_links(&s.links_to, &s.linked_from)?;
     let wordless = query.trim().is_empty();
     if wordless && filters.is_empty() {
         bail!(
             "the query is empty: give at least one word to search for, or a filter \
-             (--tag, --since, --until, --where)"
+             (--tag, --since, --until, --where, --links-to, --linked-from)"
         );
     }
     let port = resolve_port(s.port)?;

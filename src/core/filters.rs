@@ -2,7 +2,9 @@
 //! tags, modification time, frontmatter properties — and how results are ordered.
 //!
 //! Every front-end maps its own inputs onto one [`Filters`] (the CLI's `--tag`, `--since`,
-//! `--until`, `--where`), so the engines see the same thing whoever asks. The normalisation
+//! `--until`, `--where`, `--links-to`, `--linked-from`), so the engines see the same thing
+//! whoever asks. The link filters are kept as the names given: the local engine resolves
+//! them against its index (`crate::local::links`); Omnisearch can't answer them. The normalisation
 //! here is shared by the indexer (which writes one exact term per tag and per property value)
 //! and by the Omnisearch engine (which checks the plugin's hits against the notes on disk), so
 //! both engines agree on what matches:
@@ -70,6 +72,12 @@ pub struct Filters {
     pub until_ns: Option<i64>,
     /// Frontmatter conditions.
     pub properties: Vec<PropertyFilter>,
+    /// Notes named as `vault-search links NOTE` names them (a vault-relative path, `.md`
+    /// optional, or a file name only one file has): a note must link to each (`--links-to`).
+    /// Only the local index can answer these (links are resolved against the paths it holds).
+    pub links_to: Vec<String>,
+    /// Notes named so: a note must be the target of a link in each (`--linked-from`).
+    pub linked_from: Vec<String>,
 }
 
 impl Filters {
@@ -109,12 +117,34 @@ impl Filters {
         Ok(f)
     }
 
+    /// Adds `--links-to` and `--linked-from` notes; an empty name is an error naming the flag.
+    pub fn with_links(mut self, links_to: &[String], linked_from: &[String]) -> Result<Filters> {
+        for (flag, names, into) in [
+            ("--links-to", links_to, &mut self.links_to),
+            ("--linked-from", linked_from, &mut self.linked_from),
+        ] {
+            for n in names {
+                if n.trim().is_empty() {
+                    bail!("{flag} {n:?}: name a note (its vault-relative path, or a file name only one note has)");
+                }
+                into.push(n.trim().to_string());
+            }
+        }
+        Ok(self)
+    }
+
     /// No condition at all.
     pub fn is_empty(&self) -> bool {
         self.tags.is_empty()
             && self.since_ns.is_none()
             && self.until_ns.is_none()
             && self.properties.is_empty()
+            && !self.follows_links()
+    }
+
+    /// A `--links-to` or `--linked-from` condition: what only the local index can answer.
+    pub fn follows_links(&self) -> bool {
+        !self.links_to.is_empty() || !self.linked_from.is_empty()
     }
 
     /// Does a note with these tags (as written), properties and modification time pass?
@@ -291,6 +321,12 @@ mod tests {
         assert!(Filters::parse(&[], Some("1d"), Some("2d"), &[]).is_err());
         assert!(Filters::parse(&[], Some("someday"), None, &[]).is_err());
         assert!(Filters::parse(&[], None, None, &["=v".into()]).is_err());
+        assert!(Filters::default().with_links(&[" ".into()], &[]).is_err());
+        let linked = Filters::default()
+            .with_links(&[], &[" a/b.md ".into()])
+            .unwrap();
+        assert_eq!(linked.linked_from, ["a/b.md"]);
+        assert!(!linked.is_empty() && linked.follows_links());
         let ok = Filters::parse(&["#A/".into()], Some("2d"), Some("1d"), &["k".into()]).unwrap();
         assert_eq!(ok.tags, ["a"]);
         assert!(!ok.is_empty());

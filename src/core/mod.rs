@@ -26,6 +26,7 @@ pub use options::{
     IndexOptions, IndexProgress, Limits, PdfLimits, SearchOptions, Source, DEFAULT_MAX_NOTE_BYTES,
     DEFAULT_MAX_PDF_BYTES, DEFAULT_PORT, DEFAULT_SEARCH_PDF_BUDGET,
 };
+#[cfg(feature = "mcp")]
 pub(crate) use related::{LinkCounts, NoteLinks};
 pub use related::{
     RelatedHit, RelatedOptions, RelatedResponse, DEFAULT_RELATED_LIMIT, MAX_RELATED_LIMIT,

@@ -65,6 +65,7 @@ pub struct RelatedResponse {
 
 /// What an agent reading a note is shown of its links: the notes it links to, the targets it
 /// names that no file has, the notes linking to it; each list in path order, distinct.
+#[cfg(feature = "mcp")]
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct NoteLinks {
     pub(crate) outgoing: Vec<String>,
@@ -74,6 +75,7 @@ pub(crate) struct NoteLinks {
 
 /// How a vault's notes link: links written (to a file, not inside the note), those naming no
 /// file, and notes and canvases with no link in or out.
+#[cfg(feature = "mcp")]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct LinkCounts {
     pub(crate) links: u64,

@@ -123,6 +123,10 @@ pub struct SearchHit {
     /// Normalised word forms to highlight in the excerpt (text output on a terminal).
     #[serde(skip)]
     pub highlight: Vec<String>,
+    /// How many other notes link to this one (resolved links and embeds, each linking note
+    /// once); absent where the engine doesn't know (Omnisearch's hits).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub links_in: Option<u32>,
 }
 
 /// The summary of one `vault-search index` run, as printed by `--json`.

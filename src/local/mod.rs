@@ -342,6 +342,8 @@ pub(crate) fn search(opts: &SearchOptions) -> Result<LocalAnswer> {
             answer.warnings = warnings;
             return Ok(answer);
         }
+        // A note a link filter names is not there: the question's fault, not the index's.
+        Ok(Err(e)) if e.is::<links::UnknownNote>() => return Err(e),
         Ok(Err(e)) => format!("{e:#}"),
         Err(_) => "the index reader failed".to_string(),
     };

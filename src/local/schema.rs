@@ -61,6 +61,7 @@ pub(crate) struct Fields {
     pub(crate) checkpoints: Field,
     pub(crate) links: Field,
     pub(crate) link_keys: Field,
+    pub(crate) name_key: Field,
 }
 
 /// The schema version together with the analyzer version: what a stored index must match.
@@ -167,6 +168,7 @@ fn build(json: &str) -> Result<Fields> {
         checkpoints: get("checkpoints")?,
         links: get("links")?,
         link_keys: get("link_keys")?,
+        name_key: get("name_key")?,
         schema,
     })
 }

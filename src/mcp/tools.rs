@@ -51,14 +51,14 @@ pub(crate) struct SearchParams {
     #[serde(default, deserialize_with = "limit_arg")]
     #[schemars(range(min = 1, max = 50), with = "Option<u64>")]
     pub(crate) limit: Option<u64>,
-    /// Only notes below this vault-relative folder
+    /// Only notes below this folder
     pub(crate) folder: Option<String>,
     /// Skip notes below these folders
     #[serde(default)]
     pub(crate) exclude: Vec<String>,
     /// auto (default), omnisearch, local
     pub(crate) source: Option<SourceParam>,
-    /// Only notes with all these tags ("project" also matches "project/alpha")
+    /// All these tags ("a" also matches "a/b")
     #[serde(default)]
     pub(crate) tags: Vec<String>,
     /// Modified since: 2026-11-30[T14:00], 7d, 12h, 30m, today, yesterday
@@ -70,6 +70,12 @@ pub(crate) struct SearchParams {
     pub(crate) where_: Vec<String>,
     /// relevance (default) or modified (newest first)
     pub(crate) sort: Option<SortParam>,
+    /// Notes linking to this note (path or name)
+    #[serde(default)]
+    pub(crate) links_to: String,
+    /// Notes this note links to
+    #[serde(default)]
+    pub(crate) linked_from: String,
 }
 
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
@@ -147,7 +153,18 @@ pub(crate) fn search_notes(
     progress: Option<&Progress>,
 ) -> CallToolResult {
     let (query, cut) = capped_query(&p.query);
-    let filters = match Filters::parse(&p.tags, p.since.as_deref(), p.until.as_deref(), &p.where_) {
+    let filters = Filters::parse(&p.tags, p.since.as_deref(), p.until.as_deref(), &p.where_)
+        .and_then(|f| {
+            // Empty is absent, as `query` is.
+            let named = |n: &String| -> Vec<String> {
+                Some(n.clone())
+                    .filter(|n| !n.trim().is_empty())
+                    .into_iter()
+                    .collect()
+            };
+            f.with_links(&named(&p.links_to), &named(&p.linked_from))
+        });
+    let filters = match filters {
         Ok(f) => f,
         Err(e) => return tool_error(format!("{e:#}")),
     };
@@ -155,7 +172,7 @@ pub(crate) fn search_notes(
     if query.is_empty() && !listing {
         return tool_error(
             "query is empty: give a few words to search for, or a filter (folder, tags, since, \
-             until, where) or sort=modified to list notes",
+             until, where, links_to, linked_from) or sort=modified to list notes",
         );
     }
     // Without words there is no relevance: the notes that pass the filters, newest first.

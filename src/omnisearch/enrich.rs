@@ -75,6 +75,7 @@ pub(super) fn results(
             matched: h.found_words.clone(),
             highlight: h.found_words,
             path: h.path,
+            links_in: None,
         };
         // The plugin's offsets in a canvas or PDF are into text it extracted itself, not into
         // the file: only notes are read back (the others pass no tag or property filter).

@@ -34,7 +34,20 @@ pub(crate) struct OmniAnswer {
 
 /// Asks the plugin for `opts.query` and shapes the answer: scoped and filtered client-side
 /// (the API has no parameter for either), cut to the limit, each hit enriched from its note.
+///
+/// `--links-to` and `--linked-from` are not checked here: a link's file depends on every
+/// path of the vault (Obsidian's resolution), which only the local index holds without a walk
+/// of the disk, and at most 50 hits filtered afterwards would starve the list. A search with
+/// them is answered by the local engine (`auto` goes there without asking the plugin;
+/// `omnisearch` and `both` refuse it, see `crate::dispatch`); asked anyway, the plugin is
+/// reported unavailable, never filtered wrongly.
 pub(crate) fn search(opts: &SearchOptions) -> Result<OmniAnswer, EngineError> {
+    if opts.filters.follows_links() {
+        return Err(EngineError::OmnisearchUnavailable(
+            "the plugin can't follow links: --links-to and --linked-from need the local engine"
+                .into(),
+        ));
+    }
     let hits = query(opts.port, &opts.query, &opts.vault)?;
     let raw = hits.len();
     let name = hits

@@ -43,6 +43,11 @@ pub(crate) fn encode(links: &[Link]) -> Vec<u8> {
 /// The links of a `links` value; a line that isn't one (an index written otherwise) is
 /// skipped.
 pub(crate) fn decode(bytes: &[u8]) -> Vec<Link> {
+    decode_where(bytes, &|_| true)
+}
+
+/// The links of a `links` value whose target `keep` keeps: the others are never built.
+pub(crate) fn decode_where(bytes: &[u8], keep: &dyn Fn(&str) -> bool) -> Vec<Link> {
     let text = String::from_utf8_lossy(bytes);
     text.lines()
         .filter_map(|line| {
@@ -52,11 +57,15 @@ pub(crate) fn decode(bytes: &[u8]) -> Vec<Link> {
                 "l" => false,
                 _ => return None,
             };
-            let line = f.next()?.parse().ok()?;
+            let line = f.next()?;
+            let target = f.next()?;
+            if !keep(target) {
+                return None;
+            }
             Some(Link {
                 embed,
-                line,
-                target: f.next()?.to_string(),
+                line: line.parse().ok()?,
+                target: target.to_string(),
                 subpath: f.next()?.to_string(),
                 text: f.next()?.to_string(),
             })
@@ -92,6 +101,8 @@ mod tests {
         assert_eq!(back[1], links[1]);
         assert_eq!(back[0].target, "A b");
         assert!(decode(b"junk\nx\t1\ta\tb\tc\n").is_empty());
+        let kept = decode_where(&encode(&links), &|t| t.is_empty());
+        assert_eq!(kept, [links[1].clone()]);
     }
 
     #[test]

@@ -18,10 +18,14 @@ mod graph;
 mod read;
 pub(crate) mod related;
 mod resolve;
+mod select;
+#[cfg(feature = "mcp")]
 pub(crate) mod summary;
 mod vault;
 
 pub(crate) use resolve::key_of;
+pub(crate) use select::{allowed_docs, count_incoming};
+pub(crate) use vault::UnknownNote;
 
 use anyhow::{Context, Result};
 use std::collections::{BTreeSet, HashSet};
@@ -33,7 +37,7 @@ use crate::core::{
 use crate::local::schema::{self, Fields};
 use crate::local::stored::Stored;
 use crate::text::links::Link;
-use vault::Vault;
+use vault::{linking, Vault};
 
 /// A document: its address, path and links.
 type Doc = (DocAddress, String, Vec<Link>);
@@ -105,26 +109,10 @@ fn incoming(
     vault: &mut Vault<'_>,
     path: &str,
 ) -> Result<Vec<IncomingLink>> {
-    let key = key_of(path);
     let mut out = Vec::new();
-    for addr in read::holding(searcher, fields.link_keys, &codec::key_term(&key))? {
-        let mut source = String::new();
-        crate::local::stored::path_of(searcher, fields, addr, &mut source)?;
-        if source == path {
-            continue;
-        }
-        let mut body: Option<Stored> = None;
-        for link in read::links_at(searcher, fields, addr)? {
-            if link.target.is_empty() || key_of(&link.target) != key {
-                continue;
-            }
-            if vault.resolve(&link, &source).as_deref() != Some(path) {
-                continue;
-            }
-            if body.is_none() {
-                body = Some(Stored::read(searcher, addr).context("reading a linking note")?);
-            }
-            let text = body.as_ref().map_or("", |b| b.body());
+    for (addr, source, links) in linking(searcher, fields, vault, path)? {
+        let body = Stored::read(searcher, addr).context("reading a linking note")?;
+        for link in links {
             let (heading, block) = subpath(&link);
             out.push(IncomingLink {
                 source: source.clone(),
@@ -132,7 +120,7 @@ fn incoming(
                 kind: kind(&link),
                 heading,
                 block,
-                context: context::sentence(text, link.line, &link.target),
+                context: context::sentence(body.body(), link.line, &link.target),
             });
         }
     }

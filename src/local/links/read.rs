@@ -6,6 +6,7 @@ use std::collections::{HashMap, HashSet};
 
 use anyhow::Result;
 use tantivy::collector::DocSetCollector;
+use tantivy::columnar::BytesColumn;
 use tantivy::query::TermQuery;
 use tantivy::schema::IndexRecordOption;
 use tantivy::{DocAddress, Searcher, Term};
@@ -130,6 +131,65 @@ pub(super) fn links_at(
         }
     }
     Ok(codec::decode(&bytes))
+}
+
+/// The path and links of each of `addrs`, in the order of `addrs` (an empty path when a
+/// document has none): only the links whose target `keep` keeps, none without `keep`
+/// (decoding the others would cost most of the work). Each segment's columns are
+/// opened once and their dictionaries read in ordinal order, so that one pass over a block
+/// of the dictionary serves every value in it: a note's backlinks, hundreds of them, cost
+/// about one read of the blocks holding them, not a block each.
+pub(super) fn paths_and_links(
+    searcher: &Searcher,
+    fields: &Fields,
+    addrs: &[DocAddress],
+    keep: Option<&dyn Fn(&str) -> bool>,
+) -> Result<Vec<(String, Vec<Link>)>> {
+    let path_name = fields.schema.get_field_name(fields.path);
+    let links_name = fields.schema.get_field_name(fields.links);
+    let mut out: Vec<(String, Vec<Link>)> = vec![(String::new(), Vec::new()); addrs.len()];
+    let mut order: Vec<usize> = (0..addrs.len()).collect();
+    order.sort_unstable_by_key(|&i| addrs[i]);
+    for group in order.chunk_by(|&a, &b| addrs[a].segment_ord == addrs[b].segment_ord) {
+        let ff = searcher
+            .segment_reader(addrs[group[0]].segment_ord)
+            .fast_fields();
+        let docs = || group.iter().map(|&i| (addrs[i].doc_id, i));
+        if let Some(col) = ff.str(path_name)? {
+            each_value(&col, docs(), |i, bytes| {
+                out[i].0 = String::from_utf8_lossy(bytes).into_owned();
+            })?;
+        }
+        if let Some(keep) = keep {
+            if let Some(col) = ff.bytes(links_name)? {
+                each_value(&col, docs(), |i, bytes| {
+                    out[i].1 = codec::decode_where(bytes, keep);
+                })?;
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Calls `found(i, value)` for each `(doc, i)` of `docs` that has a value in `col`, reading
+/// the dictionary in ordinal order.
+fn each_value(
+    col: &BytesColumn,
+    docs: impl Iterator<Item = (tantivy::DocId, usize)>,
+    mut found: impl FnMut(usize, &[u8]),
+) -> Result<()> {
+    let mut ords: Vec<(u64, usize)> = docs
+        .filter_map(|(doc, i)| col.term_ords(doc).next().map(|o| (o, i)))
+        .collect();
+    ords.sort_unstable();
+    let sorted: Vec<u64> = ords.iter().map(|o| o.0).collect();
+    let mut at = ords.iter();
+    col.dictionary().sorted_ords_to_term_cb(&sorted, |bytes| {
+        if let Some(&(_, i)) = at.next() {
+            found(i, bytes);
+        }
+    })?;
+    Ok(())
 }
 
 /// The documents holding `term` in `field` (a path, a link key), in index order.

@@ -60,6 +60,20 @@ pub(super) fn key_into(name_or_path: &str, out: &mut String) {
     }
 }
 
+/// `key_of(target) == key`, for a `key` [`key_of`] gave, without allocating when the file
+/// name is ASCII (the test a note's every link takes when its backlinks are looked for).
+pub(crate) fn has_key(target: &str, key: &str) -> bool {
+    let name = target.rsplit('/').next().unwrap_or(target);
+    if !name.is_ascii() {
+        return key_of(target) == key;
+    }
+    let stem = match name.len().checked_sub(3) {
+        Some(at) if at > 0 && name[at..].eq_ignore_ascii_case(".md") => &name[..at],
+        _ => name,
+    };
+    stem.eq_ignore_ascii_case(key)
+}
+
 impl Paths {
     /// Adds a vault-relative path (a second add of the same path does nothing).
     pub(crate) fn add(&mut self, path: &str) {
@@ -226,6 +240,18 @@ mod tests {
         assert_eq!(key_of("A/Deploy Checklist.md"), "deploy checklist");
         assert_eq!(key_of("Pic.PNG"), "pic.png");
         assert_eq!(key_of(".md"), ".md");
+        for (target, key) in [
+            ("A/Deploy Checklist.MD", "deploy checklist"),
+            ("Pic.PNG", "pic.png"),
+            (".md", ".md"),
+            ("x.md", "x"),
+            ("Straße", "straße"),
+            ("ÜBER.md", "über"),
+        ] {
+            assert!(has_key(target, key), "{target}");
+            assert_eq!(has_key(target, key), key_of(target) == key);
+        }
+        assert!(!has_key("x.md", "x.md") && !has_key("a/b", "a/b") && !has_key("xmd", "x"));
         let v = vault(&["Über/Straße.md"]);
         assert_eq!(v.resolve("über/straße", "x.md"), Some("Über/Straße.md"));
         assert_eq!(v.resolve("STRASSE", "x.md"), None);

@@ -1,11 +1,32 @@
-//! The paths a query resolves links against: the index's, and (once a link names a file the
-//! index can't hold, such as an image) every file of the vault; and the note a user names.
+//! The paths a link is resolved against ([`Vault`]): all the index holds (the `links`
+//! queries) or only those of the file names asked about (a search's filters and counts), the
+//! disk's files when a link names an attachment, and the notes a link names
+//! ([`Vault::find_note`]). [`linking`] confirms the candidates of a file's backlinks.
 
-use anyhow::{bail, Result};
+use std::collections::HashMap;
 
+use anyhow::Result;
+use tantivy::{DocAddress, Searcher};
+
+use super::codec;
 use super::files;
-use super::resolve::{key_of, Paths};
+use super::read;
+use super::resolve::{has_key, key_of, Paths};
+use crate::local::schema::Fields;
 use crate::text::links::Link;
+
+/// A name that names no file, or several: the asker's mistake, not the index's (a search
+/// answers it as an error rather than rebuilding its index over it).
+#[derive(Debug)]
+pub(crate) struct UnknownNote(pub(super) String);
+
+impl std::fmt::Display for UnknownNote {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UnknownNote {}
 
 /// The paths links resolve against: the index's, and (once a link names a file the index
 /// can't hold, such as an image) every file of the vault.
@@ -13,6 +34,11 @@ pub(super) struct Vault<'a> {
     dir: &'a std::path::Path,
     pub(super) paths: Paths,
     listed: bool,
+    /// Whether a link naming an attachment the paths lack may list the disk: not where only
+    /// the files the index holds can answer (a search's filters and counts).
+    may_list: bool,
+    /// [`Vault::keyed`]: the document of each path read.
+    docs: HashMap<String, DocAddress>,
 }
 
 impl<'a> Vault<'a> {
@@ -28,7 +54,43 @@ impl<'a> Vault<'a> {
             dir,
             paths,
             listed: false,
+            may_list: true,
+            docs: HashMap::new(),
         }
+    }
+
+    /// The indexed paths whose file name has one of `keys` ([`key_of`]): all a link with one
+    /// of those keys can resolve to, read from the `name_key` terms instead of every path.
+    pub(super) fn keyed<'k>(
+        searcher: &Searcher,
+        fields: &Fields,
+        dir: &'a std::path::Path,
+        keys: impl Iterator<Item = &'k str>,
+    ) -> Result<Self> {
+        let mut paths = Paths::default();
+        let mut docs = HashMap::new();
+        for key in keys {
+            let named = read::holding(searcher, fields.name_key, &codec::key_term(key))?;
+            let read = read::paths_and_links(searcher, fields, &named, None)?;
+            for (addr, (path, _)) in named.into_iter().zip(read) {
+                if !path.is_empty() {
+                    paths.add(&path);
+                    docs.insert(path, addr);
+                }
+            }
+        }
+        Ok(Vault {
+            dir,
+            paths,
+            listed: false,
+            may_list: false,
+            docs,
+        })
+    }
+
+    /// The document of `path`, when [`Vault::keyed`] read it.
+    pub(super) fn doc_of(&self, path: &str) -> Option<DocAddress> {
+        self.docs.get(path).copied()
     }
 
     /// Adds every file on disk (once).
@@ -46,7 +108,7 @@ impl<'a> Vault<'a> {
         if let Some(p) = self.paths.resolve(&link.target, source) {
             return Some(p.to_string());
         }
-        if self.listed || !names_attachment(&link.target) {
+        if self.listed || !self.may_list || !names_attachment(&link.target) {
             return None;
         }
         self.list();
@@ -54,11 +116,15 @@ impl<'a> Vault<'a> {
     }
 
     /// The file `name` means: a vault-relative path (`.md` optional, any case) or a file name
-    /// only one file has.
-    pub(super) fn find_note(&mut self, name: &str) -> Result<String> {
+    /// only one file has. Only paths of `name`'s [`key_of`] can match, so a [`Vault::keyed`]
+    /// by that key answers as one holding every path would; when none matches, the disk's
+    /// files are tried (an attachment).
+    pub(super) fn find_note(&mut self, name: &str) -> Result<String, UnknownNote> {
         let name = name.trim().trim_start_matches("./").trim_start_matches('/');
         if name.is_empty() {
-            bail!("name a note: its vault-relative path, or a file name only one note has");
+            return Err(UnknownNote(
+                "name a note: its vault-relative path, or a file name only one note has".into(),
+            ));
         }
         for attempt in 0..2 {
             if let Some(p) = self
@@ -83,11 +149,13 @@ impl<'a> Vault<'a> {
                 match named.as_slice() {
                     [one] => return Ok(one.to_string()),
                     [] => {}
-                    many => bail!(
-                        "`{name}` names {} files: {}; give the path",
-                        many.len(),
-                        many.join(", ")
-                    ),
+                    many => {
+                        return Err(UnknownNote(format!(
+                            "`{name}` names {} files: {}; give the path",
+                            many.len(),
+                            many.join(", ")
+                        )))
+                    }
                 }
             }
             if attempt == 0 && !self.listed {
@@ -96,7 +164,9 @@ impl<'a> Vault<'a> {
                 break;
             }
         }
-        bail!("no file `{name}` in the vault (give a vault-relative path as search prints it)")
+        Err(UnknownNote(format!(
+            "no file `{name}` in the vault (give a vault-relative path as search prints it)"
+        )))
     }
 }
 
@@ -108,4 +178,33 @@ fn names_attachment(target: &str) -> bool {
         Some((stem, ext)) => !stem.is_empty() && !ext.eq_ignore_ascii_case("md"),
         None => false,
     }
+}
+
+/// The documents other than `path` with a link that resolves to `path`, each with those
+/// links, in index order: the candidates holding `path`'s `link_keys` term, confirmed by
+/// resolving their links against `vault` (which must hold the paths of `path`'s key).
+pub(super) fn linking(
+    searcher: &Searcher,
+    fields: &Fields,
+    vault: &mut Vault<'_>,
+    path: &str,
+) -> Result<Vec<(DocAddress, String, Vec<Link>)>> {
+    let key = key_of(path);
+    let candidates = read::holding(searcher, fields.link_keys, &codec::key_term(&key))?;
+    let named = |target: &str| !target.is_empty() && has_key(target, &key);
+    let read = read::paths_and_links(searcher, fields, &candidates, Some(&named))?;
+    let mut out = Vec::new();
+    for (addr, (source, links)) in candidates.into_iter().zip(read) {
+        if source == path {
+            continue;
+        }
+        let links: Vec<Link> = links
+            .into_iter()
+            .filter(|link| vault.resolve(link, &source).as_deref() == Some(path))
+            .collect();
+        if !links.is_empty() {
+            out.push((addr, source, links));
+        }
+    }
+    Ok(out)
 }

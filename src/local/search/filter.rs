@@ -1,14 +1,15 @@
 //! The filters as clauses of the index query, so they select notes before ranking and never
 //! shorten a result list: folder scope, Obsidian's ignored files, `-excluded` words, the
-//! plugin's `path:`/`ext:`, and `--tag`, `--since`/`--until`, `--where`.
+//! plugin's `path:`/`ext:`, and `--tag`, `--since`/`--until`, `--where`, `--links-to`/`--linked-from`.
 //!
 //! How each is indexed (see `index-schema/schema.json`): a tag is one exact term of
 //! `tag_paths`, which holds every tag of a note and every ancestor of a nested tag, so
 //! `--tag project` is one term query that also finds `project/alpha`; a property condition is
 //! one exact term of `properties` (`key`, `key=value`); the modification time is a range over
 //! the `mtime_ns` fast column; `path:`/`ext:` are case-insensitive regular expressions over the
-//! `path` terms (substring, as the plugin compares). Positive filters score 0, so they leave the
-//! BM25 of the candidates as it was.
+//! `path` terms (substring, as the plugin compares); the link filters are resolved first into
+//! the notes they let through (`crate::local::links::allowed_docs`), matched by address
+//! ([`DocsQuery`]). Positive filters score 0, so they leave the BM25 of the candidates as it was.
 
 use std::ops::Bound;
 
@@ -18,6 +19,7 @@ use tantivy::query::{
 use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::Term;
 
+use super::docs::DocsQuery;
 use super::ignore::escape;
 use super::query::ParsedQuery;
 use crate::core::{Filters, Scope};
@@ -29,6 +31,9 @@ use crate::local::stored;
 pub(in crate::local) struct Narrowing<'a> {
     pub(in crate::local) scope: &'a Scope,
     pub(in crate::local) filters: &'a Filters,
+    /// The notes `--links-to` and `--linked-from` let through, resolved beforehand
+    /// (`crate::local::links::allowed_docs`); `None` without those filters.
+    pub(in crate::local) linked: Option<&'a DocsQuery>,
 }
 
 /// The filter clauses (`Must` and `MustNot`) for a query's candidates or a listing.
@@ -108,6 +113,9 @@ pub(in crate::local) fn clauses(
         };
         let range = RangeQuery::new(bound(filters.since_ns), bound(filters.until_ns));
         clauses.push((Occur::Must, zero(Box::new(range))));
+    }
+    if let Some(linked) = narrow.linked {
+        clauses.push((Occur::Must, zero(Box::new(linked.clone()))));
     }
     clauses
 }

@@ -86,6 +86,7 @@ pub(in crate::local) fn newest(
             modified_ns: ns,
             matched: Vec::new(),
             highlight: Vec::new(),
+            links_in: None,
         });
     }
     Ok(out)

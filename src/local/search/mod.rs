@@ -3,6 +3,7 @@
 //! Obsidian's excluded files, [`rank`] ranks, [`list`] answers a search without words), and
 //! [`show`] shows a hit's passage, found through the best [`window`].
 
+mod docs;
 mod filter;
 pub(in crate::local) mod ignore;
 mod list;

@@ -1,15 +1,17 @@
 //! One search of an opened index: parse the query, expand its terms, collect BM25
 //! candidates, re-rank them, shape the hits — or, with filters (or `sort: modified`) and no
-//! words, list the notes that pass them, newest first ([`super::list`]).
+//! words, list the notes that pass them, newest first ([`super::list`]). Each hit then says
+//! how many notes link to it (`crate::local::links::count_incoming`).
 
 use anyhow::{Context, Result};
 use tantivy::collector::TopDocs;
 use tantivy::Searcher;
 
+use super::docs::DocsQuery;
 use super::{filter, ignore, list, query, rank};
 use crate::core::{SearchHit, SearchOptions, Sort};
 use crate::local::schema::Fields;
-use crate::local::{analyzer, schema, stored};
+use crate::local::{analyzer, links, schema, stored};
 
 /// Candidates fetched past the cut, to see a run of equal scores across it.
 const TIE_MARGIN: usize = 20;
@@ -24,9 +26,12 @@ pub(crate) fn run(
     let fields = schema::fields();
     let mut analyzer = analyzer::text_analyzer();
     let parsed = query::parse(&mut analyzer, &opts.query);
+    let linked = links::allowed_docs(searcher, fields, &opts.vault, &opts.filters)?
+        .map(|docs| DocsQuery::new(searcher, &docs));
     let narrow = filter::Narrowing {
         scope: &opts.scope,
         filters: &opts.filters,
+        linked: linked.as_ref(),
     };
     // Built once: `app.json` is read, and a bad filter reported, once per search.
     let ignored = if opts.include_ignored {
@@ -38,7 +43,9 @@ pub(crate) fn run(
     if parsed.is_empty() {
         // Asked for newest first, no words is a listing too (of the scope, or the vault).
         if filter::lists_without_words(&parsed, &opts.filters) || opts.sort == Sort::Modified {
-            return list::newest(searcher, fields, &parsed, narrow, ignored, opts.limit);
+            let mut hits = list::newest(searcher, fields, &parsed, narrow, ignored, opts.limit)?;
+            links::count_incoming(searcher, fields, &opts.vault, &mut hits)?;
+            return Ok(hits);
         }
         return Ok(Vec::new());
     }
@@ -81,7 +88,9 @@ pub(crate) fn run(
     // Newest first: the best candidates, re-ranked (which drops excluded phrases), then
     // ordered by time.
     let cx = rank::RankContext::new(searcher, fields, &parsed, &terms, &candidates, &opts.vault);
-    rank::rerank(&cx, opts.limit, opts.sort, warnings)
+    let mut hits = rank::rerank(&cx, opts.limit, opts.sort, warnings)?;
+    links::count_incoming(searcher, fields, &opts.vault, &mut hits)?;
+    Ok(hits)
 }
 
 /// Keeps the best `k` of `candidates` (best first), taking those of equal score across the cut

@@ -65,6 +65,7 @@ pub(super) fn build(
                 modified_ns,
                 matched,
                 highlight,
+                links_in: None,
             });
             continue;
         }
@@ -120,6 +121,7 @@ fn stored_hit(
         modified_ns,
         matched,
         highlight,
+        links_in: None,
     })
 }
 

@@ -63,6 +63,7 @@ fn candidates(t: &Tiny, q: &str, scope: &Scope, require: bool) -> Vec<String> {
         Narrowing {
             scope,
             filters: &Filters::default(),
+            linked: None,
         },
         Vec::new(),
     );
@@ -96,6 +97,7 @@ fn ranked(t: &Tiny, q: &str) -> Vec<SearchHit> {
         Narrowing {
             scope: &Scope::default(),
             filters: &Filters::default(),
+            linked: None,
         },
         Vec::new(),
     );
