@@ -60,6 +60,8 @@ notes with a one-line excerpt and the line to read.
   2026-11-30` (modification time; also `12h`, `today`, `yesterday`), `--where status=done`
   (frontmatter property), `path:<text>` in the query. With a filter the keywords may be left
   out: `{cmd} --json --since 1d` lists what changed today, newest first.
+- Links: `--links-to <note>` / `--linked-from <note>` keep the notes citing a note or cited by
+  it (`links_in` in `--json` counts a hit's backlinks); `{cmd} --json links <note>` lists both.
 - `--json` gives `results[]` with `path` (relative to {vault}), `line`, `heading` (the section),
   `excerpt`, `matched` (the query words the note has), `tags`, `aliases` and `modified`.
 
