@@ -50,24 +50,36 @@ pub(crate) fn answer(
     response: &mut LinksResponse,
 ) -> Result<()> {
     let fields = schema::fields();
-    // Every note's links are read only when every note's links are asked for.
-    let docs = read::documents(searcher, fields, !matches!(query, LinksQuery::Note(_)))?;
+    if let LinksQuery::Note(name) = query {
+        // A note's links can only name the paths of their file names: those are read, not
+        // every path of the vault.
+        let key = key_of(name.trim());
+        let mut vault = Vault::keyed(searcher, fields, dir, std::iter::once(key.as_str()))?
+            .listing_attachments();
+        let path = vault.find_note(name)?;
+        let links = match vault.doc_of(&path) {
+            Some(addr) => read::links_at(searcher, fields, addr)?,
+            None => Vec::new(),
+        };
+        let keys: BTreeSet<String> = links
+            .iter()
+            .filter(|l| !l.target.is_empty())
+            .map(|l| key_of(&l.target))
+            .collect();
+        vault.add_keys(searcher, fields, keys.iter().map(String::as_str))?;
+        let outgoing = links
+            .iter()
+            .map(|l| outgoing(l, vault.resolve(l, &path)))
+            .collect();
+        response.incoming = Some(incoming(searcher, fields, &mut vault, &path)?);
+        response.outgoing = Some(outgoing);
+        response.note = Some(path);
+        return Ok(());
+    }
+    let docs = read::documents(searcher, fields, true)?;
     let mut vault = Vault::new(dir, docs.iter().map(|(_, p, _)| p.as_str()));
     match query {
-        LinksQuery::Note(name) => {
-            let path = vault.find_note(name)?;
-            let addr = docs.iter().find(|(_, p, _)| *p == path).map(|(a, ..)| *a);
-            let outgoing = match addr {
-                Some(addr) => read::links_at(searcher, fields, addr)?
-                    .iter()
-                    .map(|l| outgoing(l, vault.resolve(l, &path)))
-                    .collect(),
-                None => Vec::new(),
-            };
-            response.incoming = Some(incoming(searcher, fields, &mut vault, &path)?);
-            response.outgoing = Some(outgoing);
-            response.note = Some(path);
-        }
+        LinksQuery::Note(_) => {}
         LinksQuery::Unresolved => response.unresolved = Some(unresolved(&mut vault, &docs)),
         LinksQuery::Orphans => response.orphans = Some(orphans(&mut vault, &docs)),
     }

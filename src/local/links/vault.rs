@@ -67,25 +67,42 @@ impl<'a> Vault<'a> {
         dir: &'a std::path::Path,
         keys: impl Iterator<Item = &'k str>,
     ) -> Result<Self> {
-        let mut paths = Paths::default();
-        let mut docs = HashMap::new();
+        let mut vault = Vault {
+            dir,
+            paths: Paths::default(),
+            listed: false,
+            may_list: false,
+            docs: HashMap::new(),
+        };
+        vault.add_keys(searcher, fields, keys)?;
+        Ok(vault)
+    }
+
+    /// Adds the indexed paths whose file name has one of `keys`, as [`Vault::keyed`] reads them.
+    pub(super) fn add_keys<'k>(
+        &mut self,
+        searcher: &Searcher,
+        fields: &Fields,
+        keys: impl Iterator<Item = &'k str>,
+    ) -> Result<()> {
         for key in keys {
             let named = read::holding(searcher, fields.name_key, &codec::key_term(key))?;
             let read = read::paths_and_links(searcher, fields, &named, None)?;
             for (addr, (path, _)) in named.into_iter().zip(read) {
                 if !path.is_empty() {
-                    paths.add(&path);
-                    docs.insert(path, addr);
+                    self.paths.add(&path);
+                    self.docs.insert(path, addr);
                 }
             }
         }
-        Ok(Vault {
-            dir,
-            paths,
-            listed: false,
-            may_list: false,
-            docs,
-        })
+        Ok(())
+    }
+
+    /// Lets a link naming an attachment the paths lack list the disk's files (once), as the
+    /// `links` queries resolve them.
+    pub(super) fn listing_attachments(mut self) -> Self {
+        self.may_list = true;
+        self
     }
 
     /// The document of `path`, when [`Vault::keyed`] read it.
