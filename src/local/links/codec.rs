@@ -4,19 +4,25 @@
 
 use crate::text::links::Link;
 
-/// The `link_keys` term of a [`super::key_of`] key: 48 bits of its hash, 8 characters. A
-/// file name in full (often 40 bytes and more, hashes in attachment names) costs the term
+/// The `link_keys` term of a [`super::key_of`] key: its [`key_bits`], 8 characters. A file
+/// name in full (often 40 bytes and more, hashes in attachment names) costs the term
 /// dictionary's FST a node per byte in every full build; a collision only adds a candidate,
 /// which resolving its links then turns away.
 pub(crate) fn key_term(key: &str) -> String {
     const DIGITS: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-    let hash = blake3::hash(key.as_bytes());
-    let bits = hash.as_bytes()[..6]
-        .iter()
-        .fold(0u64, |acc, &b| (acc << 8) | u64::from(b));
+    let bits = key_bits(key);
     (0..8)
         .map(|i| DIGITS[((bits >> (6 * i)) & 63) as usize] as char)
         .collect()
+}
+
+/// 48 bits of the hash of a [`super::key_of`] key: a file's `name_key` value, and its
+/// `link_keys` term spelled as a number.
+pub(crate) fn key_bits(key: &str) -> u64 {
+    let hash = blake3::hash(key.as_bytes());
+    hash.as_bytes()[..6]
+        .iter()
+        .fold(0u64, |acc, &b| (acc << 8) | u64::from(b))
 }
 
 /// The value of the `links` field for `links`.

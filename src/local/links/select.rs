@@ -4,7 +4,8 @@
 //!
 //! Both resolve only the links that matter, against only the paths that matter: a link can
 //! only name a file of its own name ([`key_of`]), so the candidates are one `link_keys` term
-//! and the paths they may resolve to one `name_key` term — never a read of every note.
+//! and the paths they may resolve to are found by one scan of the `name_key` column — never a
+//! read of every note.
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::Path;

@@ -60,7 +60,7 @@ impl<'a> Vault<'a> {
     }
 
     /// The indexed paths whose file name has one of `keys` ([`key_of`]): all a link with one
-    /// of those keys can resolve to, read from the `name_key` terms instead of every path.
+    /// of those keys can resolve to, found in the `name_key` column instead of reading every path.
     pub(super) fn keyed<'k>(
         searcher: &Searcher,
         fields: &Fields,
@@ -85,14 +85,13 @@ impl<'a> Vault<'a> {
         fields: &Fields,
         keys: impl Iterator<Item = &'k str>,
     ) -> Result<()> {
-        for key in keys {
-            let named = read::holding(searcher, fields.name_key, &codec::key_term(key))?;
-            let read = read::paths_and_links(searcher, fields, &named, None)?;
-            for (addr, (path, _)) in named.into_iter().zip(read) {
-                if !path.is_empty() {
-                    self.paths.add(&path);
-                    self.docs.insert(path, addr);
-                }
+        let bits: Vec<u64> = keys.map(codec::key_bits).collect();
+        let named = read::with_name_bits(searcher, fields, &bits)?;
+        let read = read::paths_and_links(searcher, fields, &named, None)?;
+        for (addr, (path, _)) in named.into_iter().zip(read) {
+            if !path.is_empty() {
+                self.paths.add(&path);
+                self.docs.insert(path, addr);
             }
         }
         Ok(())
