@@ -73,7 +73,7 @@ fn file_document(fields: &Fields, note: &DiskNote, kind: FileKind) -> NoteDoc {
         }
         doc.add_text(fields.folders, dirs);
     }
-    doc.add_u64(fields.name_key, codec::key_bits(&key_of(&note.rel)));
+    doc.add_text(fields.name_key, codec::name_term(&key_of(&note.rel)));
     doc.add_text(fields.ext, kind.ext());
     doc.add_u64(fields.size, note.size);
     doc.add_i64(fields.mtime_ns, note.mtime_ns);

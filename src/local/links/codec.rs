@@ -4,25 +4,45 @@
 
 use crate::text::links::Link;
 
+/// The characters the hashes are written with.
+const DIGITS: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
 /// The `link_keys` term of a [`super::key_of`] key: its [`key_bits`], 8 characters. A file
 /// name in full (often 40 bytes and more, hashes in attachment names) costs the term
 /// dictionary's FST a node per byte in every full build; a collision only adds a candidate,
 /// which resolving its links then turns away.
 pub(crate) fn key_term(key: &str) -> String {
-    const DIGITS: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
     let bits = key_bits(key);
     (0..8)
         .map(|i| DIGITS[((bits >> (6 * i)) & 63) as usize] as char)
         .collect()
 }
 
-/// 48 bits of the hash of a [`super::key_of`] key: a file's `name_key` value, and its
-/// `link_keys` term spelled as a number.
-pub(crate) fn key_bits(key: &str) -> u64 {
+/// 48 bits of the hash of a [`super::key_of`] key.
+fn key_bits(key: &str) -> u64 {
     let hash = blake3::hash(key.as_bytes());
     hash.as_bytes()[..6]
         .iter()
         .fold(0u64, |acc, &b| (acc << 8) | u64::from(b))
+}
+
+/// How many `name_key` buckets there are.
+const NAME_BUCKETS: u64 = 512;
+
+/// The `name_key` term of a file whose name has this [`super::key_of`] key: one of
+/// [`NAME_BUCKETS`] buckets, 2 characters. A bucket, not a name: the term dictionary holds 512
+/// terms at most however many files the vault has (a term per file cost a full build 4 % more
+/// instructions), and a lookup reads the paths of one bucket — a 512th of the vault — keeping
+/// those of the name.
+pub(crate) fn name_term(key: &str) -> String {
+    let bucket = key_bits(key) % NAME_BUCKETS;
+    [
+        DIGITS[(bucket % 64) as usize],
+        DIGITS[(bucket / 64) as usize],
+    ]
+    .iter()
+    .map(|&b| b as char)
+    .collect()
 }
 
 /// The value of the `links` field for `links`.
@@ -109,6 +129,19 @@ mod tests {
         assert!(decode(b"junk\nx\t1\ta\tb\tc\n").is_empty());
         let kept = decode_where(&encode(&links), &|t| t.is_empty());
         assert_eq!(kept, [links[1].clone()]);
+    }
+
+    #[test]
+    fn name_terms_are_few() {
+        let terms: std::collections::HashSet<String> =
+            (0..5000).map(|i| name_term(&format!("note {i}"))).collect();
+        assert!(terms.iter().all(|t| t.len() == 2));
+        assert!(
+            terms.len() <= NAME_BUCKETS as usize && terms.len() > 400,
+            "{}",
+            terms.len()
+        );
+        assert_eq!(name_term("deploy checklist"), name_term("deploy checklist"));
     }
 
     #[test]

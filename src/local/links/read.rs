@@ -73,50 +73,6 @@ pub(super) fn documents(
     Ok(out)
 }
 
-/// The live documents whose `name_key` is one of `bits` ([`super::codec::key_bits`] of their
-/// file name's key), in index order: a scan of one column per segment, no path read.
-pub(super) fn with_name_bits(
-    searcher: &Searcher,
-    fields: &Fields,
-    bits: &[u64],
-) -> Result<Vec<DocAddress>> {
-    let name = fields.schema.get_field_name(fields.name_key);
-    let mut out = Vec::new();
-    if bits.is_empty() {
-        return Ok(out);
-    }
-    // A few keys: the column's own range scan, once per key; many (a note's outgoing links):
-    // one pass with a set.
-    let many: Option<HashSet<u64>> = (bits.len() > 8).then(|| bits.iter().copied().collect());
-    let mut found = Vec::new();
-    for (ord, seg) in searcher.segment_readers().iter().enumerate() {
-        let column = seg.fast_fields().u64(name)?;
-        let alive = seg.alive_bitset();
-        found.clear();
-        match &many {
-            Some(set) => found.extend(
-                (0..seg.max_doc()).filter(|&d| column.first(d).is_some_and(|v| set.contains(&v))),
-            ),
-            None => {
-                for &b in bits {
-                    let mut these = Vec::new();
-                    column.get_docids_for_value_range(b..=b, 0..seg.max_doc(), &mut these);
-                    found.extend(these);
-                }
-            }
-        }
-        found.sort_unstable();
-        found.dedup();
-        out.extend(
-            found
-                .iter()
-                .filter(|&&d| alive.is_none_or(|a| a.is_alive(d)))
-                .map(|&d| DocAddress::new(ord as u32, d)),
-        );
-    }
-    Ok(out)
-}
-
 /// The live documents whose file name has one of `keys` (see [`super::resolve::key_of`]),
 /// with their paths: what resolving links that name only these keys needs, without a string
 /// per note of the vault. Each segment's path dictionary is read once.

@@ -4,7 +4,7 @@
 //!
 //! Both resolve only the links that matter, against only the paths that matter: a link can
 //! only name a file of its own name ([`key_of`]), so the candidates are one `link_keys` term
-//! and the paths they may resolve to are found by one scan of the `name_key` column — never a
+//! and the paths they may resolve to are among the few of one `name_key` term — never a
 //! read of every note.
 
 use std::collections::{BTreeSet, HashMap};
@@ -95,16 +95,22 @@ pub(crate) fn count_incoming(
     if hits.is_empty() {
         return Ok(());
     }
-    let keys: BTreeSet<String> = hits.iter().map(|h| key_of(&h.path)).collect();
-    let mut vault = Vault::keyed(searcher, fields, dir, keys.iter().map(String::as_str))?;
+    let mut keys: BTreeSet<String> = BTreeSet::new();
     let mut candidates = BTreeSet::new();
-    for key in &keys {
-        candidates.extend(read::holding(
-            searcher,
-            fields.link_keys,
-            &codec::key_term(key),
-        )?);
+    for hit in hits.iter_mut() {
+        hit.links_in = Some(0);
+        let key = key_of(&hit.path);
+        let linking = read::holding(searcher, fields.link_keys, &codec::key_term(&key))?;
+        // No note names this file: nothing to resolve (most hits of a sparsely linked vault).
+        if !linking.is_empty() {
+            candidates.extend(linking);
+            keys.insert(key);
+        }
     }
+    if candidates.is_empty() {
+        return Ok(());
+    }
+    let mut vault = Vault::keyed(searcher, fields, dir, keys.iter().map(String::as_str))?;
     let candidates: Vec<DocAddress> = candidates.into_iter().collect();
     let named = |t: &str| !t.is_empty() && keys.iter().any(|k| has_key(t, k));
     let mut counts: HashMap<String, u32> = HashMap::new();

@@ -60,7 +60,7 @@ impl<'a> Vault<'a> {
     }
 
     /// The indexed paths whose file name has one of `keys` ([`key_of`]): all a link with one
-    /// of those keys can resolve to, found in the `name_key` column instead of reading every path.
+    /// of those keys can resolve to, found by their `name_key` term instead of reading every path.
     pub(super) fn keyed<'k>(
         searcher: &Searcher,
         fields: &Fields,
@@ -85,11 +85,21 @@ impl<'a> Vault<'a> {
         fields: &Fields,
         keys: impl Iterator<Item = &'k str>,
     ) -> Result<()> {
-        let bits: Vec<u64> = keys.map(codec::key_bits).collect();
-        let named = read::with_name_bits(searcher, fields, &bits)?;
+        let mut named = std::collections::BTreeSet::new();
+        let mut wanted = std::collections::HashSet::new();
+        for key in keys {
+            named.extend(read::holding(
+                searcher,
+                fields.name_key,
+                &codec::name_term(key),
+            )?);
+            wanted.insert(key);
+        }
+        let named: Vec<DocAddress> = named.into_iter().collect();
         let read = read::paths_and_links(searcher, fields, &named, None)?;
         for (addr, (path, _)) in named.into_iter().zip(read) {
-            if !path.is_empty() {
+            // The bucket holds other names too.
+            if !path.is_empty() && wanted.contains(key_of(&path).as_str()) {
                 self.paths.add(&path);
                 self.docs.insert(path, addr);
             }
