@@ -20,15 +20,14 @@ use crate::text::links::Link;
 ///
 /// Only the paths that the links it will meet can name are loaded: a link names a file by
 /// its name (see [`key_of`]), so a note's links, its linkers' and (for coupling) its targets'
-/// linkers' give every name to know, and a vault of 100,000 notes costs a pass over its path
-/// dictionary rather than a table of its paths. Resolution over those paths is the same as
+/// linkers' give every name to know, and those names' paths are read from their `name_key`
+/// terms ([`Vault::keyed`]) rather than a table of every path. Resolution over those paths is the same as
 /// over all of them: every rule of [`super::resolve`] compares paths of the link's name only.
 pub(super) struct Graph<'a> {
     searcher: &'a Searcher,
     fields: &'a Fields,
+    /// The loaded paths, with their documents.
     pub(super) vault: Vault<'a>,
-    /// The loaded paths and their documents.
-    indexed: HashMap<String, DocAddress>,
     /// A document's links, kept: they are read once to learn their names, once to resolve.
     links: HashMap<DocAddress, Rc<Vec<Link>>>,
     /// A document's resolved targets, kept: co-citation and coupling meet the same notes.
@@ -59,15 +58,14 @@ impl<'a> Graph<'a> {
     ) -> Result<(Self, String)> {
         let trimmed = name.trim().trim_start_matches("./").trim_start_matches('/');
         let mut keys = HashSet::from([key_of(trimmed)]);
-        let docs = read::named(searcher, fields, &keys)?;
-        let mut vault = Vault::new(dir, docs.iter().map(|(_, p)| p.as_str()));
+        let mut vault = Vault::keyed(searcher, fields, dir, keys.iter().map(String::as_str))?
+            .listing_attachments();
         let path = vault.find_note(name)?;
-        let addr = docs.iter().find(|(_, p)| *p == path).map(|(a, _)| *a);
+        let addr = vault.doc_of(&path);
         let mut graph = Graph {
             searcher,
             fields,
             vault,
-            indexed: HashMap::new(),
             links: HashMap::new(),
             targets: HashMap::new(),
             coupled: HashSet::new(),
@@ -98,9 +96,8 @@ impl<'a> Graph<'a> {
                 names(link, &mut keys);
             }
         }
-        let docs = read::named(searcher, fields, &keys)?;
-        graph.vault = Vault::new(dir, docs.iter().map(|(_, p)| p.as_str()));
-        graph.indexed = docs.into_iter().map(|(a, p)| (p, a)).collect();
+        graph.vault = Vault::keyed(searcher, fields, dir, keys.iter().map(String::as_str))?
+            .listing_attachments();
         Ok((graph, path))
     }
 
@@ -121,7 +118,7 @@ impl<'a> Graph<'a> {
 
     /// The document of an indexed path.
     pub(super) fn address(&self, path: &str) -> Option<DocAddress> {
-        self.indexed.get(path).copied()
+        self.vault.doc_of(path)
     }
 
     /// The indexed notes the document at `addr` (whose path is `source`) links to, itself
@@ -140,7 +137,7 @@ impl<'a> Graph<'a> {
                 continue;
             }
             if let Some(p) = self.vault.paths.resolve(&link.target, source) {
-                if p != source && self.indexed.contains_key(p) {
+                if p != source && self.vault.doc_of(p).is_some() {
                     out.insert(p.to_string());
                 }
             }

@@ -2,8 +2,6 @@
 //! their fast column: no stored body is loaded), and the documents that may link to a file
 //! (one `link_keys` term).
 
-use std::collections::{HashMap, HashSet};
-
 use anyhow::Result;
 use tantivy::collector::DocSetCollector;
 use tantivy::columnar::BytesColumn;
@@ -68,49 +66,6 @@ pub(super) fn documents(
                 .and_then(|o| link_sets.get(o as usize).cloned())
                 .unwrap_or_default();
             out.push((DocAddress::new(ord as u32, doc), path, doc_links));
-        }
-    }
-    Ok(out)
-}
-
-/// The live documents whose file name has one of `keys` (see [`super::resolve::key_of`]),
-/// with their paths: what resolving links that name only these keys needs, without a string
-/// per note of the vault. Each segment's path dictionary is read once.
-pub(super) fn named(
-    searcher: &Searcher,
-    fields: &Fields,
-    keys: &HashSet<String>,
-) -> Result<Vec<(DocAddress, String)>> {
-    let path_name = fields.schema.get_field_name(fields.path);
-    let mut out = Vec::new();
-    let mut key = String::new();
-    for (ord, seg) in searcher.segment_readers().iter().enumerate() {
-        let Some(paths) = seg.fast_fields().str(path_name)? else {
-            continue;
-        };
-        // Ordinal → path, for the paths with a wanted key only.
-        let mut wanted: HashMap<u64, String> = HashMap::new();
-        let mut stream = paths.dictionary().stream()?;
-        while stream.advance() {
-            let Ok(path) = std::str::from_utf8(stream.key()) else {
-                continue;
-            };
-            super::resolve::key_into(path, &mut key);
-            if keys.contains(key.as_str()) {
-                wanted.insert(stream.term_ord(), path.to_string());
-            }
-        }
-        if wanted.is_empty() {
-            continue;
-        }
-        let alive = seg.alive_bitset();
-        for doc in 0..seg.max_doc() {
-            if alive.is_some_and(|a| !a.is_alive(doc)) {
-                continue;
-            }
-            if let Some(path) = paths.term_ords(doc).next().and_then(|o| wanted.get(&o)) {
-                out.push((DocAddress::new(ord as u32, doc), path.clone()));
-            }
         }
     }
     Ok(out)
