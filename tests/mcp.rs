@@ -237,7 +237,10 @@ fn search_notes_answers_structured_and_as_text() {
     assert_eq!(answer.results[0].tags, ["build"]);
     assert_eq!(answer.total_results, answer.results.len());
     let t = text(&r);
-    assert!(t.contains("Dev/kotlin.md:6 — Kotlin — "), "{t}");
+    assert!(
+        t.contains("Dev/kotlin.md:6 — Kotlin\n  The gradle daemon kept a stale lock."),
+        "{t}"
+    );
 
     // Scope, limit, and auto falling back to the local engine (Omnisearch is not running).
     let r = s.call(

@@ -204,7 +204,8 @@ fn controls_in_names_origins_and_paths_are_escaped() {
         "{text}"
     );
 
-    // MCP: the text has one line per hit; the structured content has the name.
+    // MCP: the text has one line per hit (and its passage, indented); the structured content
+    // has the name.
     let mut s = crate::mcp::Session::ready(&env, &[]);
     let id = s.send(
         "tools/call",
@@ -224,8 +225,9 @@ fn controls_in_names_origins_and_paths_are_escaped() {
     let v: serde_json::Value = serde_json::from_str(&line).unwrap();
     let text = crate::mcp::text(&v["result"]);
     assert_no_raw_controls("MCP text", &text);
+    // A hit's passage lines are indented under its line.
     assert_eq!(
-        text.lines().count(),
+        text.lines().filter(|l| !l.starts_with("  ")).count(),
         3,
         "a header and one line per hit: {text}"
     );

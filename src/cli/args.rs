@@ -300,6 +300,17 @@ pub(crate) struct SearchArgs {
     /// Also search the files Obsidian's "Excluded files" setting hides (local engine)
     #[arg(long)]
     pub(crate) include_ignored: bool,
+
+    /// Fit the whole output to this many tokens (100-1000000, estimated so as never to count
+    /// too few): the best hits' passages first, a line for the rest, fewer hits before a cut
+    /// passage; JSON is then printed on one line
+    #[arg(long, value_name = "TOKENS", value_parser = clap::value_parser!(u32).range(100..=1_000_000))]
+    pub(crate) budget: Option<u32>,
+
+    /// Text output: show each hit's passage (the lines that answer, numbered) instead of its
+    /// one-line excerpt
+    #[arg(long)]
+    pub(crate) passages: bool,
 }
 
 #[derive(Debug, Clone, ClapArgs)]

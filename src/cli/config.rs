@@ -24,6 +24,10 @@ pub(crate) struct Config {
     pub(crate) json: bool,
     /// Highlight matched words in text output.
     pub(crate) color: bool,
+    /// A search's token budget for the whole output (`--budget`).
+    pub(crate) budget: Option<usize>,
+    /// Text output shows passages (`--passages`).
+    pub(crate) passages: bool,
     /// PDF extraction (`per_run` is a search's budget; `index` lifts it).
     pub(crate) pdf: PdfLimits,
     /// What to do.
@@ -122,6 +126,11 @@ impl Config {
         let cache_dir = cache_dir
             .or_else(|| env_nonempty("VAULT_SEARCH_CACHE_DIR").map(PathBuf::from))
             .or_else(|| directories::BaseDirs::new().map(|b| b.cache_dir().to_path_buf()));
+        let shown = match &command {
+            Some(Command::Search(s)) => s,
+            _ => &search,
+        };
+        let (budget, passages) = (shown.budget.map(|b| b as usize), shown.passages);
         let action = match command {
             None => Action::Search(resolve_search(search, &vault, &cache_dir, pdf)?),
             Some(Command::Search(s)) => Action::Search(resolve_search(s, &vault, &cache_dir, pdf)?),
@@ -177,6 +186,8 @@ impl Config {
             cache_dir,
             json,
             color,
+            budget,
+            passages,
             pdf,
             action,
         })
@@ -280,5 +291,14 @@ fn resolve_search(
             pdf,
             ..Limits::default()
         },
+        passage_bytes: passage_bytes_for(s.budget.map(|b| b as usize)),
     })
+}
+
+/// A passage's cap for a response of `budget` tokens: the default, more for a large budget
+/// (a quarter of it in bytes, so that the best hits can fill it with whole sections).
+pub(crate) fn passage_bytes_for(budget: Option<usize>) -> usize {
+    const MOST: usize = 16 * 1024;
+    let default = crate::core::DEFAULT_PASSAGE_BYTES;
+    budget.map_or(default, |b| (b / 4).clamp(default, MOST))
 }

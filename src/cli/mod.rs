@@ -51,6 +51,32 @@ fn warn_all(warnings: &[String]) {
     }
 }
 
+/// Fits a search's answer to `budget` tokens of what will be printed: the JSON on one line, or
+/// the text (without color: the escapes are for a terminal, not an agent's context).
+fn fit(response: &mut crate::SearchResponse, budget: usize, json: bool, style: print::TextStyle) {
+    let cost = |r: &crate::SearchResponse| -> usize {
+        let bytes = if json {
+            print::json_bytes(r, false).unwrap_or_default()
+        } else {
+            let mut b = Vec::new();
+            let plain = print::TextStyle {
+                color: false,
+                ..style
+            };
+            let _ = print::write_text(&mut b, r, plain);
+            b
+        };
+        // The warnings go to stderr, which an agent's shell tool reads too.
+        let stderr: usize = r
+            .warnings
+            .iter()
+            .map(|w| crate::estimate_tokens(&one_line(w)) + 6)
+            .sum();
+        crate::estimate_tokens(&String::from_utf8_lossy(&bytes)) + 1 + stderr + 16
+    };
+    crate::fit_to_budget(response, budget, &cost);
+}
+
 /// Runs one resolved command line: prints its output to stdout.
 fn run(config: &Config) -> Result<()> {
     #[cfg(feature = "mcp")]
@@ -63,18 +89,27 @@ fn run(config: &Config) -> Result<()> {
     let mut out = io::BufWriter::with_capacity(64 * 1024, io::stdout().lock());
     let written = match &config.action {
         Action::Search(opts) => {
-            let response = crate::search(opts)?;
+            let mut response = crate::search(opts)?;
+            let style = print::TextStyle {
+                color: config.color,
+                dated: opts.sort == crate::core::Sort::Modified,
+                passages: config.passages,
+            };
+            if let Some(budget) = config.budget {
+                fit(&mut response, budget, config.json, style);
+            }
             warn_all(&response.warnings);
             if response.stale && !config.json {
                 eprintln!(
                     "vault-search: another process is updating the index; results may be stale"
                 );
             }
-            if config.json {
-                print::write_json(&mut out, &response)
-            } else {
-                let dated = opts.sort == crate::core::Sort::Modified;
-                print::write_text(&mut out, &response, config.color, dated)
+            match (config.json, config.budget) {
+                (true, None) => print::write_json(&mut out, &response),
+                (true, Some(_)) => print::json_bytes(&response, false)
+                    .and_then(|b| out.write_all(&b))
+                    .and_then(|()| writeln!(out)),
+                (false, _) => print::write_text(&mut out, &response, style),
             }
         }
         Action::Status { port } => {

@@ -6,18 +6,32 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use crate::core::{Comparison, SearchResponse};
+use crate::core::{Comparison, Passage, SearchResponse};
 use crate::local::analyzer;
 use crate::text::terminal::{escape_controls, sanitize_for_terminal};
 
-/// Writes the human-readable form; `color` highlights the matched words (ANSI bold red);
-/// `dated` shows each note's modification time instead of its score (results sorted by date).
+/// How a search's text output looks.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct TextStyle {
+    /// Highlight the matched words (ANSI bold red).
+    pub(crate) color: bool,
+    /// Show each note's modification time instead of its score (results sorted by date).
+    pub(crate) dated: bool,
+    /// Show each hit's passage, numbered, instead of its excerpt.
+    pub(crate) passages: bool,
+}
+
+/// Writes the human-readable form.
 pub(crate) fn write_text(
     w: &mut dyn Write,
     r: &SearchResponse,
-    color: bool,
-    dated: bool,
+    style: TextStyle,
 ) -> io::Result<()> {
+    let TextStyle {
+        color,
+        dated,
+        passages,
+    } = style;
     writeln!(
         w,
         "=== Vault Search: '{}' [{} - {:.3}s] vault={} ===",
@@ -43,14 +57,54 @@ pub(crate) fn write_text(
             hit.score.to_string()
         };
         writeln!(w, "{}. [{}] {}", i + 1, label, escape_controls(&hit.path))?;
+        if passages && !hit.passages.is_empty() {
+            for p in &hit.passages {
+                write_passage(w, p, color.then_some(hit.highlight.as_slice()))?;
+            }
+            continue;
+        }
         if !hit.excerpt.is_empty() {
             let excerpt = sanitize_for_terminal(&hit.excerpt);
             let shown = if color {
-                highlight(&excerpt, &hit.highlight)
+                highlight_words(&excerpt, &hit.highlight)
             } else {
                 excerpt
             };
             writeln!(w, "   {shown}")?;
+        }
+    }
+    Ok(())
+}
+
+/// A passage under its hit: where it is (`lines 12-20, page 3, under Heading`), then its lines,
+/// each indented, and `(cut)` when it stops inside a block.
+fn write_passage(w: &mut dyn Write, p: &Passage, highlight: Option<&[String]>) -> io::Result<()> {
+    let mut place = Vec::new();
+    match (p.line, p.end_line) {
+        (Some(a), Some(b)) if a < b => place.push(format!("lines {a}-{b}")),
+        (Some(a), _) => place.push(format!("line {a}")),
+        _ => {}
+    }
+    if let Some(page) = p.page {
+        place.push(format!("page {page}"));
+    }
+    if let Some(h) = &p.heading {
+        place.push(format!("under {}", sanitize_for_terminal(h)));
+    }
+    if p.cut {
+        place.push("cut".into());
+    }
+    writeln!(w, "   [{}]", place.join(", "))?;
+    for line in p.text.split('\n') {
+        let line = sanitize_for_terminal(line);
+        let line = match highlight {
+            Some(forms) => highlight_words(&line, forms),
+            None => line,
+        };
+        if line.is_empty() {
+            writeln!(w, "   |")?;
+        } else {
+            writeln!(w, "   | {line}")?;
         }
     }
     Ok(())
@@ -89,7 +143,7 @@ fn write_comparison(w: &mut dyn Write, c: &Comparison) -> io::Result<()> {
 }
 
 /// Wraps the words of `text` whose normalised form is in `forms` in ANSI bold red.
-pub(crate) fn highlight(text: &str, forms: &[String]) -> String {
+pub(crate) fn highlight_words(text: &str, forms: &[String]) -> String {
     if forms.is_empty() {
         return text.to_string();
     }
@@ -119,9 +173,19 @@ pub(crate) fn highlight(text: &str, forms: &[String]) -> String {
 /// Writes `--json`: pretty-printed, non-ASCII kept as is, every control character (C0 by
 /// serde, C1 and bidi controls by [`crate::core::escape_json_controls`]) as a `\u` escape.
 pub(crate) fn write_json<T: Serialize>(w: &mut dyn Write, value: &T) -> io::Result<()> {
-    let json = serde_json::to_vec_pretty(value)?;
-    w.write_all(&crate::core::escape_json_controls(json))?;
+    w.write_all(&json_bytes(value, true)?)?;
     writeln!(w)
+}
+
+/// The `--json` bytes of `value`, pretty-printed or on one line (a budgeted answer: an agent's
+/// tokens are not spent on indentation).
+pub(crate) fn json_bytes<T: Serialize>(value: &T, pretty: bool) -> io::Result<Vec<u8>> {
+    let json = if pretty {
+        serde_json::to_vec_pretty(value)?
+    } else {
+        serde_json::to_vec(value)?
+    };
+    Ok(crate::core::escape_json_controls(json))
 }
 
 #[cfg(test)]
@@ -130,8 +194,8 @@ mod tests {
 
     #[test]
     fn highlights_matched_forms() {
-        let h = highlight("Kotlin bootstrap, kotlincompile x", &["kotlin".into()]);
+        let h = highlight_words("Kotlin bootstrap, kotlincompile x", &["kotlin".into()]);
         assert_eq!(h, "\u{1b}[1;31mKotlin\u{1b}[0m bootstrap, kotlincompile x");
-        assert_eq!(highlight("abc", &[]), "abc");
+        assert_eq!(highlight_words("abc", &[]), "abc");
     }
 }

@@ -5,6 +5,7 @@
 //! the dispatcher picks among them, and the front-ends (CLI, MCP, HTTP) map their own inputs
 //! onto these types and print what comes back.
 
+mod budget;
 mod error;
 mod filters;
 mod kind;
@@ -15,6 +16,7 @@ mod response;
 mod scope;
 mod when;
 
+pub use budget::{fit as fit_to_budget, MAX_BUDGET, MIN_BUDGET};
 pub use error::EngineError;
 pub use kind::FileKind;
 pub use links::{
@@ -24,7 +26,7 @@ pub use links::{
 pub(crate) use options::{Caps, NoProgress};
 pub use options::{
     IndexOptions, IndexProgress, Limits, PdfLimits, SearchOptions, Source, DEFAULT_MAX_NOTE_BYTES,
-    DEFAULT_MAX_PDF_BYTES, DEFAULT_PORT, DEFAULT_SEARCH_PDF_BUDGET,
+    DEFAULT_MAX_PDF_BYTES, DEFAULT_PASSAGE_BYTES, DEFAULT_PORT, DEFAULT_SEARCH_PDF_BUDGET,
 };
 #[cfg(feature = "mcp")]
 pub(crate) use related::{LinkCounts, NoteLinks};
@@ -34,7 +36,7 @@ pub use related::{
 #[cfg(feature = "cli")]
 pub(crate) use response::escape_json_controls;
 pub(crate) use response::{round_to, ENGINE_BOTH, ENGINE_LOCAL, ENGINE_OFFLINE, ENGINE_OMNISEARCH};
-pub use response::{Comparison, IndexReport, SearchHit, SearchResponse, SkippedFile};
+pub use response::{Comparison, IndexReport, Passage, SearchHit, SearchResponse, SkippedFile};
 pub use scope::{normalize_folder, Scope};
 
 pub(crate) use filters::{property_terms, tag_terms};

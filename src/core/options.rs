@@ -145,7 +145,15 @@ pub struct SearchOptions {
     pub include_ignored: bool,
     /// Limits of the local engine when a search refreshes or builds the index.
     pub limits: Limits,
+    /// Most bytes of note text in one hit's passage (0: no passages). A token budget is
+    /// applied to the whole response afterwards, by the front-end that renders it
+    /// ([`crate::fit_to_budget`]).
+    pub passage_bytes: usize,
 }
+
+/// The passage cap of a search that names none: a section of a few paragraphs (about 400
+/// tokens of English), chosen by measurement (docs/agents.md, "Passages").
+pub const DEFAULT_PASSAGE_BYTES: usize = 1500;
 
 impl SearchOptions {
     /// Options for a search of `vault` with the defaults of the command line.
@@ -163,6 +171,7 @@ impl SearchOptions {
             refresh: true,
             include_ignored: false,
             limits: Limits::default(),
+            passage_bytes: DEFAULT_PASSAGE_BYTES,
         }
     }
 }

@@ -8,6 +8,8 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+pub use crate::text::passage::Passage;
+
 /// `engine` of a hit or an answer from the Omnisearch plugin.
 pub(crate) const ENGINE_OMNISEARCH: &str = "omnisearch";
 /// `engine` of an answer when `--source omnisearch` could not reach the plugin.
@@ -101,14 +103,19 @@ pub struct SearchHit {
     /// 1-based line of the note where the excerpt's match is; `null` when unknown (and for
     /// PDFs, whose position is `page`).
     pub line: Option<u64>,
-    /// The nearest heading above the match (the section to read); `null` when none.
-    #[serde(default)]
+    /// The nearest heading above the match (the section to read); absent when none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub heading: Option<String>,
-    /// Frontmatter and inline tags of the note.
-    #[serde(default)]
+    /// The passages of the note that best answer the query, best first: whole lines of the
+    /// note, cut at section and paragraph boundaries (see [`Passage`]). Absent when the engine
+    /// had none to show or a token budget left them out.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub passages: Vec<Passage>,
+    /// Frontmatter and inline tags of the note (absent when none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tags: Vec<String>,
-    /// Frontmatter aliases of the note.
-    #[serde(default)]
+    /// Frontmatter aliases of the note (absent when none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub aliases: Vec<String>,
     /// When the note was last modified, RFC 3339 in local time (`2026-11-30T14:00:00+01:00`);
     /// `null` when unknown.
@@ -117,8 +124,9 @@ pub struct SearchHit {
     /// The same instant in nanoseconds since the Unix epoch (for sorting; not in the JSON).
     #[serde(skip)]
     pub modified_ns: Option<i64>,
-    /// The query words this note matched (normalised: lowercase, accents folded).
-    #[serde(default)]
+    /// The query words this note matched (normalised: lowercase, accents folded; absent when
+    /// none are known).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub matched: Vec<String>,
     /// Normalised word forms to highlight in the excerpt (text output on a terminal).
     #[serde(skip)]

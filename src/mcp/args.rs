@@ -57,14 +57,22 @@ pub(crate) fn no_formats(schema: &mut schemars::Schema) {
 }
 
 /// A tool's input schema as rmcp makes it, without what tells a model nothing: the
-/// `$schema` URL, the Rust type's name and doc comment, and `"default": null` (an optional
-/// argument is one not `required`). Tool definitions are sent in every conversation.
+/// `$schema` URL, the Rust type's name and doc comment, and the defaults of empty or false
+/// values (an optional argument is one not `required`; a default that matters is in its
+/// description). Tool definitions are sent in every conversation.
 pub(crate) fn input_schema<T: schemars::JsonSchema + std::any::Any>(
 ) -> std::sync::Arc<rmcp::model::JsonObject> {
     fn strip(v: &mut Value) {
         match v {
             Value::Object(m) => {
-                if m.get("default").is_some_and(Value::is_null) {
+                let empty = |d: &Value| match d {
+                    Value::Null => true,
+                    Value::Bool(b) => !b,
+                    Value::String(s) => s.is_empty(),
+                    Value::Array(a) => a.is_empty(),
+                    _ => false,
+                };
+                if m.get("default").is_some_and(empty) {
                     m.remove("default");
                 }
                 m.values_mut().for_each(strip);

@@ -43,14 +43,26 @@ use context::Ctx;
 pub(crate) use context::McpOptions;
 
 /// The schema of `search_notes`' structured answer: the output contract's own types, without
-/// their field documentation, number formats and defaults (docs/guide.md has them; tool
-/// definitions cost tokens in every conversation).
+/// their field documentation, number formats, defaults and lists of required fields, and with
+/// a file kind as a string (docs/guide.md has them all; tool definitions cost tokens in every
+/// conversation, and a looser schema still holds every answer).
 fn output_schema() -> Arc<rmcp::model::JsonObject> {
     fn strip(v: &mut serde_json::Value) {
         match v {
             serde_json::Value::Object(m) => {
-                for k in ["description", "format", "minimum", "default", "$schema"] {
+                for k in [
+                    "description",
+                    "format",
+                    "minimum",
+                    "default",
+                    "$schema",
+                    "required",
+                ] {
                     m.remove(k);
+                }
+                if m.contains_key("oneOf") {
+                    m.clear();
+                    m.insert("type".into(), "string".into());
                 }
                 m.values_mut().for_each(strip);
             }

@@ -71,6 +71,12 @@ pub(crate) struct ReadParams {
     /// With path: list its links and backlinks too (default true)
     #[serde(default = "yes")]
     pub(crate) links: bool,
+    /// Read the section under this heading
+    #[serde(default)]
+    pub(crate) heading: String,
+    /// List its headings (lines, sizes), not its text
+    #[serde(default)]
+    pub(crate) outline: bool,
 }
 
 fn yes() -> bool {
@@ -79,6 +85,12 @@ fn yes() -> bool {
 
 /// Runs `read_note` (blocking: call it on a blocking thread).
 pub(crate) fn read_note(vault: &Path, cache_dir: Option<&Path>, p: &ReadParams) -> CallToolResult {
+    if p.outline || !p.heading.trim().is_empty() {
+        return match by_heading(vault, p) {
+            Ok(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
+            Err(why) => tool_error(why),
+        };
+    }
     if p.paths.is_empty() {
         return match read(vault, &p.path, p, MAX_BYTES) {
             Ok(mut text) => {
@@ -100,6 +112,71 @@ pub(crate) fn read_note(vault: &Path, cache_dir: Option<&Path>, p: &ReadParams) 
         ));
     }
     read_several(vault, p)
+}
+
+/// `outline`: the note's headings, one line each (`first-last  ## Title  (size)`); `heading`:
+/// the section under it, read as `from_line` and `max_lines` would read it.
+fn by_heading(vault: &Path, p: &ReadParams) -> Result<String, String> {
+    if !p.paths.is_empty() {
+        return Err("heading and outline read one note: give path, not paths".into());
+    }
+    if p.line.is_some() || p.from_line.is_some() || p.context.is_some() || p.max_lines.is_some() {
+        return Err("give heading or outline, or a line window, not both".into());
+    }
+    resolve(vault, &p.path)?;
+    visible(vault, &p.path, p.include_ignored)?;
+    let rel = p.path.replace('\\', "/");
+    let (bytes, _) = crate::fsread::read_beneath(vault, &rel, MAX_FILE_BYTES)
+        .map_err(|e| format!("cannot read {:?}: {e}", p.path))?;
+    let text = String::from_utf8_lossy(&bytes);
+    let sections = crate::text::outline::outline(&text);
+    if p.outline {
+        let lines = text.lines().count();
+        let mut out = format!(
+            "{} ({lines} lines): {} headings; read one with read_note(path, heading)\n",
+            p.path,
+            sections.len()
+        );
+        for (i, s) in sections.iter().enumerate() {
+            let row = format!(
+                "{}-{} {} {} ({})\n",
+                s.line,
+                s.end_line,
+                "#".repeat(usize::from(s.level)),
+                crate::text::terminal::escape_controls(&s.title),
+                size(s.bytes)
+            );
+            if out.len() + row.len() > MAX_BYTES {
+                let _ = writeln!(out, "(cut: {} more headings)", sections.len() - i);
+                break;
+            }
+            out.push_str(&row);
+        }
+        return Ok(out);
+    }
+    let s = crate::text::outline::find(&sections, &p.heading)?;
+    let window = ReadParams {
+        from_line: Some(s.line),
+        max_lines: Some(s.end_line - s.line + 1),
+        heading: String::new(),
+        ..p.clone()
+    };
+    let body = read(vault, &p.path, &window, MAX_BYTES)?;
+    Ok(format!(
+        "section {} (lines {}-{}):\n{body}",
+        crate::text::terminal::escape_controls(&s.path),
+        s.line,
+        s.end_line
+    ))
+}
+
+/// A size as people read it.
+fn size(bytes: usize) -> String {
+    if bytes < 1024 {
+        format!("{bytes} B")
+    } else {
+        format!("{:.1} KB", bytes as f64 / 1024.0)
+    }
 }
 
 /// Most notes one call reads.
@@ -428,6 +505,8 @@ mod tests {
             max_lines,
             include_ignored: false,
             links: true,
+            heading: String::new(),
+            outline: false,
         };
         assert_eq!(window(&p(Some(30), Some(5), None, None)), Ok((25, 11)));
         assert_eq!(window(&p(Some(2), None, None, None)), Ok((1, 22)));

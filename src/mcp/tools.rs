@@ -36,6 +36,12 @@ pub(crate) const MAX_QUERY_WORDS: usize = 256;
 pub(crate) const MAX_QUERY_BYTES: usize = 4096;
 
 args::whole_arg!(limit_arg, "limit");
+args::whole_arg!(budget_arg, "budget");
+
+/// The token budget of a `search_notes` answer that names none: the five best hits' passages
+/// (the best ones whole) and a line for the rest, chosen by measurement (docs/agents.md,
+/// "Passages").
+pub(crate) const DEFAULT_BUDGET: u64 = 1500;
 
 /// `search_notes` arguments. New filters are added as optional fields. An argument not named
 /// here is refused, naming the ones there are: a model that writes `max_results` or `q` is told
@@ -76,6 +82,10 @@ pub(crate) struct SearchParams {
     /// Notes this note links to
     #[serde(default)]
     pub(crate) linked_from: String,
+    /// Tokens for the whole answer (100-100000, default 1500)
+    #[serde(default, deserialize_with = "budget_arg")]
+    #[schemars(range(min = 100, max = 100000), with = "Option<u64>")]
+    pub(crate) budget: Option<u64>,
 }
 
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
@@ -185,6 +195,14 @@ pub(crate) fn search_notes(
     if !(1..=MAX_LIMIT).contains(&limit) {
         return tool_error(format!("limit must be 1-{MAX_LIMIT}, not {limit}"));
     }
+    let budget = p.budget.unwrap_or(DEFAULT_BUDGET);
+    if !(crate::MIN_BUDGET as u64..=MAX_BUDGET).contains(&budget) {
+        return tool_error(format!(
+            "budget must be {}-{MAX_BUDGET} tokens, not {budget}",
+            crate::MIN_BUDGET
+        ));
+    }
+    let budget = budget as usize;
     let scope = match Scope::new(p.folder.as_deref(), &p.exclude) {
         Ok(s) => s,
         Err(e) => return tool_error(format!("{e:#}")),
@@ -210,10 +228,11 @@ pub(crate) fn search_notes(
             pdf: ctx.opts.pdf,
             ..crate::core::Limits::default()
         },
+        passage_bytes: (budget / 4).clamp(crate::DEFAULT_PASSAGE_BYTES, 16 * 1024),
     };
     let (mut notice, mut asked) = (None, None);
     if source != Source::Omnisearch {
-        match prepare_local(ctx, &mut opts, progress) {
+        match prepare_local(ctx, &mut opts, progress, budget) {
             Prepared::Search {
                 notice: n,
                 asked: a,
@@ -234,10 +253,10 @@ pub(crate) fn search_notes(
                 });
             match unknown {
                 Some(why) => tool_error(why),
-                None => answer(with_notice(with_notice(r, notice), cut)),
+                None => answer(budget, with_notice(with_notice(r, notice), cut)),
             }
         }
-        Ok(r) => answer(with_notice(with_notice(r, notice), cut)),
+        Ok(r) => answer(budget, with_notice(with_notice(r, notice), cut)),
         Err(e) => tool_error(format!("search failed: {e:#}")),
     }
 }
@@ -255,7 +274,12 @@ enum Prepared {
 
 /// Makes sure a search that may reach the local engine finds an index to read, without
 /// indexing the vault a second time next to the background build.
-fn prepare_local(ctx: &Ctx, opts: &mut SearchOptions, progress: Option<&Progress>) -> Prepared {
+fn prepare_local(
+    ctx: &Ctx,
+    opts: &mut SearchOptions,
+    progress: Option<&Progress>,
+    budget: usize,
+) -> Prepared {
     ctx.indexer.ensure_started(false);
     if dispatch::has_index(opts) {
         return Prepared::Search {
@@ -269,7 +293,7 @@ fn prepare_local(ctx: &Ctx, opts: &mut SearchOptions, progress: Option<&Progress
         match dispatch::omnisearch_first(opts) {
             OmnisearchFirst::Answered(r) => {
                 let note = "the local index is still being built; Omnisearch answered".to_string();
-                return Prepared::Answered(answer(with_notice(*r, Some(note))));
+                return Prepared::Answered(answer(budget, with_notice(*r, Some(note))));
             }
             OmnisearchFirst::Declined(a) => asked = Some(a),
         }
@@ -349,8 +373,17 @@ fn wait_for_first_build(
     }
 }
 
-/// The structured answer plus its one-line-per-hit text.
-fn answer(a: SearchResponse) -> CallToolResult {
+/// Most tokens a caller may give one answer.
+pub(crate) const MAX_BUDGET: u64 = 100_000;
+
+/// The structured answer plus its text, each within `budget` tokens (a client shows the model
+/// one or the other).
+fn answer(budget: usize, mut a: SearchResponse) -> CallToolResult {
+    let cost = |r: &SearchResponse| {
+        let json = serde_json::to_string(r).unwrap_or_default();
+        crate::estimate_tokens(&json).max(crate::estimate_tokens(&to_text(r)))
+    };
+    crate::fit_to_budget(&mut a, budget, &cost);
     // The excerpts come without comments from where they are made (`text::comments`).
     let text = to_text(&a);
     let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
@@ -392,13 +425,37 @@ pub(crate) fn to_text(a: &SearchResponse) -> String {
     }
     let _ = writeln!(
         out,
-        "{} hits ({}); read one with read_note(path, line):",
+        "{} hits ({}). Answer from a passage that holds the answer, citing path:line-end; \
+         else read_note(path, heading):",
         a.total_results, a.engine
     );
     for h in &a.results {
-        // One line per hit: a name's newline or control is shown escaped (the structured
-        // content carries the path as it is).
+        // A name's newline or control is shown escaped (the structured content carries the
+        // path as it is).
         out.push_str(&escape_controls(&h.path));
+        if let Some(p) = h.passages.first() {
+            // The passage's lines, indented, under `path:first-last — heading`.
+            match (p.line, p.end_line) {
+                (Some(a), Some(b)) if a < b => {
+                    let _ = write!(out, ":{a}-{b}");
+                }
+                (Some(a), _) => {
+                    let _ = write!(out, ":{a}");
+                }
+                _ => {}
+            }
+            if let Some(page) = p.page {
+                let _ = write!(out, " (page {page})");
+            }
+            if let Some(heading) = &p.heading {
+                let _ = write!(out, " — {}", one_line(heading));
+            }
+            out.push_str(if p.cut { " (cut)\n" } else { "\n" });
+            for line in p.text.split('\n') {
+                let _ = writeln!(out, "  {}", escape_controls(line));
+            }
+            continue;
+        }
         if let Some(l) = h.line {
             let _ = write!(out, ":{l}");
         }

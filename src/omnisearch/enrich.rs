@@ -10,7 +10,7 @@ use super::verify::{self, Tally, MIN_CHECKED};
 use crate::core::{
     round_to, FileKind, Filters, Scope, SearchHit, Sort, DEFAULT_MAX_NOTE_BYTES, ENGINE_OMNISEARCH,
 };
-use crate::text::{excerpt, note};
+use crate::text::{excerpt, note, passage};
 use crate::{fsread, paths};
 
 /// What narrows and orders the plugin's hits on our side.
@@ -20,6 +20,8 @@ pub(super) struct Shaping<'a> {
     pub(super) filters: &'a Filters,
     pub(super) sort: Sort,
     pub(super) limit: usize,
+    /// Most bytes of a hit's passage (0: none).
+    pub(super) passage_bytes: usize,
 }
 
 /// Scopes and filters client-side (the API has neither), orders, cuts to `limit`, and reads
@@ -68,6 +70,7 @@ pub(super) fn results(
             engine: ENGINE_OMNISEARCH.into(),
             line: None,
             heading: None,
+            passages: Vec::new(),
             tags: Vec::new(),
             aliases: Vec::new(),
             modified: None,
@@ -80,10 +83,12 @@ pub(super) fn results(
         // The plugin's offsets in a canvas or PDF are into text it extracted itself, not into
         // the file: only notes are read back (the others pass no tag or property filter).
         let properties = if kind == FileKind::Note {
-            enrich_from_note(vault, &mut hit, h.offset_utf16).map(|(p, verdict)| {
-                tally.count(verdict);
-                p
-            })
+            enrich_from_note(vault, &mut hit, h.offset_utf16, how.passage_bytes).map(
+                |(p, verdict)| {
+                    tally.count(verdict);
+                    p
+                },
+            )
         } else {
             None
         };
@@ -117,6 +122,7 @@ fn enrich_from_note(
     vault: &Path,
     hit: &mut SearchHit,
     offset_utf16: Option<usize>,
+    passage_bytes: usize,
 ) -> Option<(Vec<(String, Vec<String>)>, Option<bool>)> {
     // Read only a file that really lies inside the vault, from the vault's handle: a symlink
     // (of the note or a folder on its way) is never followed, not even one swapped in during
@@ -132,8 +138,21 @@ fn enrich_from_note(
     let text = String::from_utf8_lossy(&bytes);
     let meta = note::parse(&text);
     if let Some(pos) = offset_utf16.and_then(|off| excerpt::utf16_to_byte_offset(&text, off)) {
-        hit.line = Some(excerpt::line_of(&text, pos));
+        let line = excerpt::line_of(&text, pos);
+        hit.line = Some(line);
         hit.heading = note::heading_at(&meta, pos);
+        // The same passage the local engine would show at that offset.
+        let src = passage::Source {
+            text: &text,
+            floor: meta.body_start,
+            at: pos,
+            line_at: line,
+            markdown: true,
+            heading_above: None,
+        };
+        if passage_bytes > 0 {
+            hit.passages = passage::passage(&src, passage_bytes).into_iter().collect();
+        }
     }
     hit.tags = meta.tags;
     hit.aliases = meta.aliases;

@@ -59,6 +59,7 @@ pub(crate) fn search(opts: &SearchOptions) -> Result<OmniAnswer, EngineError> {
         filters: &opts.filters,
         sort: opts.sort,
         limit: opts.limit,
+        passage_bytes: opts.passage_bytes,
     };
     let (hits, in_scope, tally) = enrich::results(&opts.vault, hits, how);
     if tally.refuses() {

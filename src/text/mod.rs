@@ -9,9 +9,13 @@ pub(crate) mod comments;
 pub(crate) mod excerpt;
 pub(crate) mod links;
 pub(crate) mod note;
+#[cfg(any(feature = "mcp", feature = "cli"))]
+pub(crate) mod outline;
 pub(crate) mod parts;
+pub(crate) mod passage;
 pub(crate) mod properties;
 pub(crate) mod terminal;
+pub(crate) mod tokens;
 
 /// File name without its extension, from a `/`-separated path.
 pub(crate) fn stem_of(path: &str) -> String {

@@ -80,6 +80,8 @@ pub(in crate::local) fn newest(
             } else {
                 None
             },
+            // A listing asked no question: its excerpt is where the note's text starts.
+            passages: Vec::new(),
             tags: meta.tags,
             aliases: meta.aliases,
             modified: ns.and_then(rfc3339),

@@ -87,7 +87,9 @@ pub(crate) fn run(
     }
     // Newest first: the best candidates, re-ranked (which drops excluded phrases), then
     // ordered by time.
-    let cx = rank::RankContext::new(searcher, fields, &parsed, &terms, &candidates, &opts.vault);
+    let mut cx =
+        rank::RankContext::new(searcher, fields, &parsed, &terms, &candidates, &opts.vault);
+    cx.passage_bytes = opts.passage_bytes;
     let mut hits = rank::rerank(&cx, opts.limit, opts.sort, warnings)?;
     links::count_incoming(searcher, fields, &opts.vault, &mut hits)?;
     Ok(hits)

@@ -30,6 +30,8 @@ pub(in crate::local::search) struct RankContext<'a> {
     pub(super) content_words: usize,
     /// The best candidate's BM25, which the BM25 signal is scaled by.
     pub(super) max_bm25: f32,
+    /// Most bytes of a hit's passage (0: none); the caller's, set after [`RankContext::new`].
+    pub(in crate::local::search) passage_bytes: usize,
 }
 
 impl<'a> RankContext<'a> {
@@ -52,6 +54,7 @@ impl<'a> RankContext<'a> {
             sentence: reads_as_sentence(terms),
             content_words: terms.iter().filter(|t| !t.filler).count(),
             max_bm25: candidates.iter().map(|c| c.0).fold(0.0f32, f32::max),
+            passage_bytes: crate::core::DEFAULT_PASSAGE_BYTES,
         }
     }
 }

@@ -8,11 +8,11 @@ use tantivy::DocAddress;
 use super::context::RankContext;
 use super::features::{Features, TermHits};
 use super::terms::ExpandedTerm;
-use crate::core::{round_to, FileKind, SearchHit, ENGINE_LOCAL};
+use crate::core::{round_to, FileKind, Passage, SearchHit, ENGINE_LOCAL};
 use crate::local::search::show;
 use crate::local::search::window::{Occ, Window};
 use crate::local::stored::{self, Stored};
-use crate::text::stem_of;
+use crate::text::{passage, stem_of};
 
 /// The hit of each `scored` candidate, in that order.
 pub(super) fn build(
@@ -42,6 +42,7 @@ pub(super) fn build(
             positions: &f.positions,
             known,
             rarity: &cx.rarity,
+            passage_bytes: cx.passage_bytes,
         };
         let addr = candidates[i].1;
         // A giant note unchanged on disk: its passage comes from the file, not the doc store.
@@ -59,6 +60,7 @@ pub(super) fn build(
                 excerpt: d.excerpt,
                 line: Some(d.spot.line),
                 heading: d.spot.heading,
+                passages: d.passage.into_iter().collect(),
                 tags: d.tags,
                 aliases: d.aliases,
                 modified: modified_ns.and_then(crate::core::rfc3339),
@@ -104,6 +106,7 @@ fn stored_hit(
     let modified_ns = stored::mtime_of(searcher, fields, addr);
     let (matched, highlight) = matched_terms(cx.terms, hits);
     let kind = FileKind::of_name(&path).unwrap_or_default();
+    let passages = passage_of(kind, body, &shown, cues.passage_bytes);
     Ok(SearchHit {
         basename: stem_of(&path),
         path,
@@ -114,6 +117,7 @@ fn stored_hit(
         excerpt: kind.excerpt(body, pos, shown.text_start),
         line: kind.text_is_file().then_some(shown.spot.line),
         heading: shown.spot.heading.filter(|_| kind.has_headings()),
+        passages,
         // From the stored fields: parsing the note again would read all of it.
         tags: doc.tags(),
         aliases: doc.aliases().map(str::to_string).collect(),
@@ -123,6 +127,36 @@ fn stored_hit(
         highlight,
         links_in: None,
     })
+}
+
+/// The passage of a hit shown at `shown` of `body`: within the part an excerpt may show (a
+/// note's text after its frontmatter, one canvas card, one PDF page), with line numbers only
+/// where the text is the file's own (a PDF's names its page).
+fn passage_of(kind: FileKind, body: &str, shown: &show::Shown, max_bytes: usize) -> Vec<Passage> {
+    if max_bytes == 0 {
+        return Vec::new();
+    }
+    let pos = shown.spot.offset;
+    let (from, to) = kind.excerpt_bounds(body, pos, shown.text_start);
+    let src = passage::Source {
+        text: &body[..to],
+        floor: from,
+        at: pos,
+        line_at: shown.spot.line,
+        markdown: kind.is_markdown(),
+        heading_above: None,
+    };
+    let Some(mut p) = passage::passage(&src, max_bytes) else {
+        return Vec::new();
+    };
+    if !kind.text_is_file() {
+        (p.line, p.end_line) = (None, None);
+    }
+    if !kind.has_headings() {
+        p.heading = None;
+    }
+    p.page = kind.page_at(body, pos);
+    vec![p]
 }
 
 /// The query terms a note matched, and every variant of them to highlight.

@@ -18,13 +18,14 @@ use anyhow::Result;
 use tantivy::{DocAddress, Searcher};
 
 use super::start::{passage_pos, Cues};
+use crate::core::Passage;
 use crate::local::checkpoint::{
     around, encode, heading_text, locate, rows, Checkpoint, Spot, HEADING_BYTES, NO_HEADING,
 };
 use crate::local::schema::Fields;
 use crate::local::search::window::Occ;
 use crate::local::stored;
-use crate::text::excerpt;
+use crate::text::{excerpt, passage};
 
 /// Notes at least this large are shown from their file; below, the stored document costs
 /// less than opening the file.
@@ -44,6 +45,7 @@ pub(crate) struct DiskHit {
     pub(crate) path: String,
     pub(crate) spot: Spot,
     pub(crate) excerpt: String,
+    pub(crate) passage: Option<Passage>,
     pub(crate) tags: Vec<String>,
     pub(crate) aliases: Vec<String>,
 }
@@ -98,7 +100,7 @@ pub(crate) fn show(
     let Some(mut file) = open_unchanged(vault, &path, size, mtime_ns) else {
         return Ok(None);
     };
-    let Some((spot, excerpt)) = show_in_file(&mut file, size, &table, cues, occs) else {
+    let Some((spot, excerpt, passage)) = show_in_file(&mut file, size, &table, cues, occs) else {
         return Ok(None);
     };
     let tags = strs(fields.tags)?
@@ -109,6 +111,7 @@ pub(crate) fn show(
         path,
         spot,
         excerpt,
+        passage,
         tags,
         aliases: strs(fields.aliases)?,
     }))
@@ -167,7 +170,7 @@ fn show_in_file(
     table: &[u8],
     cues: &Cues,
     occs: &mut [Occ],
-) -> Option<(Spot, String)> {
+) -> Option<(Spot, String, Option<Passage>)> {
     let header = rows(table).next()?;
     let text_start = u64::from(header.offset);
     let pos = passage_pos(cues, occs, header.pos)?;
@@ -178,10 +181,12 @@ fn show_in_file(
     if end.saturating_sub(u64::from(base.offset)) > MAX_STRETCH {
         return None;
     }
+    // The passage reaches up to its cap on either side of the match.
+    let margin = MARGIN.max(cues.passage_bytes as u64 + 256);
     let (wstart, text) = read_text(
         file,
-        u64::from(base.offset).saturating_sub(MARGIN),
-        (end + MARGIN).min(size),
+        u64::from(base.offset).saturating_sub(margin),
+        (end + margin).min(size),
     )?;
     let shift = |off: u32| u32::try_from(u64::from(off).checked_sub(wstart)?).ok();
     // The checkpoints in window coordinates; a heading above the window is read on its own.
@@ -216,6 +221,25 @@ fn show_in_file(
     }
     let floor = if text_start >= wstart { local_start } else { 0 };
     let excerpt = excerpt::make_excerpt_from(&text, spot.offset, floor, true);
+    // A window that starts inside a line shows lines from the next one on.
+    let line_floor = if floor > 0 || wstart == 0 {
+        floor
+    } else {
+        text.find('\n')
+            .map_or(text.len(), |i| i + 1)
+            .min(spot.offset)
+    };
+    let src = passage::Source {
+        text: &text,
+        floor: line_floor,
+        at: spot.offset,
+        line_at: spot.line,
+        markdown: true,
+        heading_above: spot.heading.as_deref(),
+    };
+    let passage = (cues.passage_bytes > 0)
+        .then(|| passage::passage(&src, cues.passage_bytes))
+        .flatten();
     spot.offset += wstart as usize;
-    Some((spot, excerpt))
+    Some((spot, excerpt, passage))
 }

@@ -11,6 +11,8 @@ pub(crate) struct Cues<'a> {
     pub(crate) positions: &'a std::collections::HashMap<String, Vec<u32>>,
     pub(crate) known: Option<u32>,
     pub(crate) rarity: &'a [f32],
+    /// Most bytes of the hit's passage (0: none).
+    pub(crate) passage_bytes: usize,
 }
 
 /// The first position at `min_pos` or later where `phrase` starts (consecutive positions).

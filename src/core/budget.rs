@@ -1,0 +1,186 @@
+//! A response fitted to a token budget: what an agent reads costs it context, so a caller
+//! that names a budget gets a response that never exceeds it, spent where it pays.
+//!
+//! The front-end renders (JSON, text, MCP's two views) and so knows what a response costs;
+//! it hands that cost in. The rule, in order:
+//! 1. as many hits as fit with their one-line excerpt (the tail of the list keeps its line);
+//! 2. passages in rank order, each whole while it fits;
+//! 3. the best hit's passage before the tail: the last hits are left out (down to
+//!    [`KEEP_HITS`]) to make room for it;
+//! 4. a passage that still does not fit whole is cut to the lines around the hit's line that
+//!    fit (and says `cut`), or left out when fewer than [`MIN_PASSAGE_TOKENS`] are left;
+//! 5. whatever still does not fit is left out from the end, and a warning says how many hits
+//!    were shown. A budget below what the answer's frame costs leaves no hits.
+
+use super::{Passage, SearchHit, SearchResponse};
+
+/// Hits kept for the sake of the best hit's passage (rule 3).
+pub(crate) const KEEP_HITS: usize = 5;
+/// A passage cut to fewer tokens than this is left out instead.
+pub(crate) const MIN_PASSAGE_TOKENS: usize = 24;
+/// The smallest budget a caller may name: the frame of an answer and one hit.
+pub const MIN_BUDGET: usize = 100;
+/// The largest budget a caller may name.
+pub const MAX_BUDGET: usize = 1_000_000;
+
+/// Fits `r` to `budget` tokens as `cost` counts them (the whole rendered response). Returns
+/// true when anything was left out or cut.
+pub fn fit(r: &mut SearchResponse, budget: usize, cost: &dyn Fn(&SearchResponse) -> usize) -> bool {
+    if cost(r) <= budget {
+        return false;
+    }
+    let total = r.results.len();
+    // The warning is part of the frame: counted with its widest numbers, filled in at the end.
+    r.warnings.push(note(total, total, budget));
+    let hits = std::mem::take(&mut r.results);
+    let frame = cost(r);
+    let one = |r: &mut SearchResponse, h: &SearchHit| -> usize {
+        r.results.push(h.clone());
+        let c = cost(r).saturating_sub(frame);
+        r.results.clear();
+        c
+    };
+    let bare: Vec<SearchHit> = hits
+        .iter()
+        .map(|h| SearchHit {
+            passages: Vec::new(),
+            ..h.clone()
+        })
+        .collect();
+    let min: Vec<usize> = bare.iter().map(|h| one(r, h)).collect();
+    let full: Vec<usize> = hits.iter().map(|h| one(r, h)).collect();
+    let avail = budget.saturating_sub(frame);
+    // Rule 1: the hits that fit with a line each.
+    let mut k = 0;
+    let mut used = 0;
+    while k < hits.len() && used + min[k] <= avail {
+        used += min[k];
+        k += 1;
+    }
+    let mut chosen: Vec<SearchHit> = bare[..k].to_vec();
+    let mut i = 0;
+    while i < chosen.len() {
+        i += 1;
+        let i = i - 1;
+        let extra = full[i].saturating_sub(min[i]);
+        if extra == 0 {
+            continue;
+        }
+        // Rule 3: the best hit's passage before the tail.
+        while i == 0 && used + extra > avail && chosen.len() > KEEP_HITS {
+            let gone = chosen.len() - 1;
+            chosen.pop();
+            used -= min[gone];
+        }
+        if used + extra <= avail {
+            chosen[i].passages = hits[i].passages.clone();
+            used += extra;
+            continue;
+        }
+        // Rule 4: the lines that fit.
+        let left = avail - used;
+        if let Some((p, c)) = cut_to(r, &hits[i], &mut chosen[i], left, frame, min[i], cost) {
+            chosen[i].passages = vec![p];
+            used += c;
+        }
+    }
+    r.results = chosen;
+    // Rule 5: the estimate per hit is close, not exact (a list's commas, a count's digits).
+    while cost(r) > budget {
+        match r.results.last_mut() {
+            Some(h) if !h.passages.is_empty() => h.passages.clear(),
+            Some(_) => {
+                r.results.pop();
+            }
+            None => break,
+        }
+    }
+    r.total_results = r.results.len();
+    if let Some(w) = r.warnings.last_mut() {
+        *w = note(r.results.len(), total, budget);
+    }
+    // The frame alone over the budget: its other warnings go, the last one stays.
+    while cost(r) > budget && r.warnings.len() > 1 {
+        r.warnings.remove(0);
+    }
+    true
+}
+
+fn note(shown: usize, total: usize, budget: usize) -> String {
+    format!("fitted to the budget of {budget} tokens: {shown} of {total} hits shown, passages cut or left out")
+}
+
+/// The first passage of `hit` cut to the lines around the hit's line whose cost fits in
+/// `left` tokens beside the bare hit: the passage and the tokens it adds.
+fn cut_to(
+    r: &mut SearchResponse,
+    hit: &SearchHit,
+    bare: &mut SearchHit,
+    left: usize,
+    frame: usize,
+    min: usize,
+    cost: &dyn Fn(&SearchResponse) -> usize,
+) -> Option<(Passage, usize)> {
+    if left < MIN_PASSAGE_TOKENS {
+        return None;
+    }
+    let p = hit.passages.first()?;
+    let lines: Vec<&str> = p.text.split('\n').collect();
+    let best = match (hit.line, p.line) {
+        (Some(h), Some(first)) => h.saturating_sub(first) as usize,
+        _ => 0,
+    }
+    .min(lines.len() - 1);
+    let mut price = |a: usize, b: usize| -> (Passage, usize) {
+        let q = shortened(p, &lines, a, b);
+        bare.passages = vec![q.clone()];
+        r.results.push(bare.clone());
+        let c = cost(r).saturating_sub(frame).saturating_sub(min);
+        r.results.clear();
+        bare.passages.clear();
+        (q, c)
+    };
+    let (mut a, mut b) = (best, best);
+    let (mut q, mut c) = price(a, b);
+    if c > left {
+        return None;
+    }
+    // Grow a line at a time, two below for one above: an answer mostly follows its cue.
+    let mut turn = 0;
+    loop {
+        let grow_down = turn % 3 != 2 && b + 1 < lines.len();
+        let next = if grow_down {
+            (a, b + 1)
+        } else if a > 0 {
+            (a - 1, b)
+        } else if b + 1 < lines.len() {
+            (a, b + 1)
+        } else {
+            break;
+        };
+        let (nq, nc) = price(next.0, next.1);
+        if nc > left {
+            break;
+        }
+        (a, b, q, c) = (next.0, next.1, nq, nc);
+        turn += 1;
+    }
+    Some((q, c))
+}
+
+/// Lines `a..=b` of passage `p` (split into `lines`), marked cut when any were left out.
+fn shortened(p: &Passage, lines: &[&str], a: usize, b: usize) -> Passage {
+    let shift = |n: Option<u64>, by: usize| n.map(|n| n + by as u64);
+    Passage {
+        line: shift(p.line, a),
+        end_line: shift(p.line, b),
+        page: p.page,
+        heading: p.heading.clone(),
+        text: lines[a..=b].join("\n"),
+        cut: p.cut || a > 0 || b + 1 < lines.len(),
+    }
+}
+
+#[cfg(test)]
+#[path = "budget_tests.rs"]
+mod tests;
