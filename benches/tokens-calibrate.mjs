@@ -53,7 +53,7 @@ import { tmpdir } from "node:os";
 // Per-character weights of W.
 const WEIGHTS = {
   letter: 0.3, digit: 0.5, punct: 1, space: 0.3, tail: 0.7,
-  b2: 1.5, greek: 1.5, cyrillic: 0.7, b2x: 1.4, cjk: 1.6, b3: 2.4, b4: 4,
+  b2: 1.5, greek: 2, cyrillic: 0.7, b2x: 1.4, cjk: 1.7, b3: 3, b4: 4,
 };
 const CLASSES = Object.keys(WEIGHTS);
 
