@@ -19,6 +19,7 @@ mod local;
 mod mcp;
 mod mcp_clients;
 mod omnisearch;
+mod passages;
 mod portability;
 mod related;
 mod serve;

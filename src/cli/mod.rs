@@ -66,13 +66,18 @@ fn fit(response: &mut crate::SearchResponse, budget: usize, json: bool, style: p
             let _ = print::write_text(&mut b, r, plain);
             b
         };
-        // The warnings go to stderr, which an agent's shell tool reads too.
-        let stderr: usize = r
-            .warnings
-            .iter()
-            .map(|w| crate::estimate_tokens(&one_line(w)) + 6)
-            .sum();
-        crate::estimate_tokens(&String::from_utf8_lossy(&bytes)) + 1 + stderr + 16
+        // Text's warnings go to stderr, which an agent's shell tool reads too (and the note
+        // that the index was stale).
+        let stderr: usize = if json {
+            0
+        } else {
+            r.warnings
+                .iter()
+                .map(|w| crate::estimate_tokens(&format!("vault-search: {}\n", one_line(w))))
+                .sum::<usize>()
+                + if r.stale { 24 } else { 0 }
+        };
+        crate::estimate_tokens(&String::from_utf8_lossy(&bytes)) + 1 + stderr
     };
     crate::fit_to_budget(response, budget, &cost);
 }
@@ -98,7 +103,10 @@ fn run(config: &Config) -> Result<()> {
             if let Some(budget) = config.budget {
                 fit(&mut response, budget, config.json, style);
             }
-            warn_all(&response.warnings);
+            // A budgeted JSON answer carries its warnings; saying them twice costs tokens.
+            if !(config.json && config.budget.is_some()) {
+                warn_all(&response.warnings);
+            }
             if response.stale && !config.json {
                 eprintln!(
                     "vault-search: another process is updating the index; results may be stale"

@@ -33,6 +33,10 @@ pub fn fit(r: &mut SearchResponse, budget: usize, cost: &dyn Fn(&SearchResponse)
     // The warning is part of the frame: counted with its widest numbers, filled in at the end.
     r.warnings.push(note(total, total, budget));
     let hits = std::mem::take(&mut r.results);
+    // Warnings that would take half the budget leave room for the hits instead.
+    while cost(r) > budget / 2 && r.warnings.len() > 1 {
+        r.warnings.remove(0);
+    }
     let frame = cost(r);
     let one = |r: &mut SearchResponse, h: &SearchHit| -> usize {
         r.results.push(h.clone());
@@ -58,6 +62,16 @@ pub fn fit(r: &mut SearchResponse, budget: usize, cost: &dyn Fn(&SearchResponse)
         k += 1;
     }
     let mut chosen: Vec<SearchHit> = bare[..k].to_vec();
+    if k == 0 {
+        // Not even the best hit whole: at its leanest.
+        if let Some(h) = hits.first().map(lean) {
+            if one(r, &h) <= avail {
+                chosen.push(h);
+            }
+        }
+        r.results = chosen;
+        return finish(r, budget, total, cost);
+    }
     let mut i = 0;
     while i < chosen.len() {
         i += 1;
@@ -85,6 +99,16 @@ pub fn fit(r: &mut SearchResponse, budget: usize, cost: &dyn Fn(&SearchResponse)
         }
     }
     r.results = chosen;
+    finish(r, budget, total, cost)
+}
+
+/// Rule 5, and the warning's numbers.
+fn finish(
+    r: &mut SearchResponse,
+    budget: usize,
+    total: usize,
+    cost: &dyn Fn(&SearchResponse) -> usize,
+) -> bool {
     // Rule 5: the estimate per hit is close, not exact (a list's commas, a count's digits).
     while cost(r) > budget {
         match r.results.last_mut() {
@@ -107,7 +131,33 @@ pub fn fit(r: &mut SearchResponse, budget: usize, cost: &dyn Fn(&SearchResponse)
 }
 
 fn note(shown: usize, total: usize, budget: usize) -> String {
-    format!("fitted to the budget of {budget} tokens: {shown} of {total} hits shown, passages cut or left out")
+    format!("cut to the {budget}-token budget: {shown} of {total} hits")
+}
+
+/// A hit at its leanest: path, score, line and a short excerpt; no passages, lists, heading,
+/// time or link count (for a budget that has no room for even one whole hit).
+fn lean(h: &SearchHit) -> SearchHit {
+    const EXCERPT_TOKENS: usize = 16;
+    let mut excerpt = String::new();
+    for c in h.excerpt.chars() {
+        excerpt.push(c);
+        if crate::text::tokens::estimate(&excerpt) > EXCERPT_TOKENS {
+            excerpt.pop();
+            excerpt.push_str("...");
+            break;
+        }
+    }
+    SearchHit {
+        passages: Vec::new(),
+        tags: Vec::new(),
+        aliases: Vec::new(),
+        matched: Vec::new(),
+        heading: None,
+        modified: None,
+        links_in: None,
+        excerpt,
+        ..h.clone()
+    }
 }
 
 /// The first passage of `hit` cut to the lines around the hit's line whose cost fits in

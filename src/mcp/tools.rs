@@ -425,8 +425,7 @@ pub(crate) fn to_text(a: &SearchResponse) -> String {
     }
     let _ = writeln!(
         out,
-        "{} hits ({}). Answer from a passage that holds the answer, citing path:line-end; \
-         else read_note(path, heading):",
+        "{} hits ({}); answer from a passage, citing path:line-end, or read_note(path, heading):",
         a.total_results, a.engine
     );
     for h in &a.results {
