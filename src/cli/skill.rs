@@ -46,10 +46,11 @@ allowed-tools: Bash({bin} *)
 
 Searches the vault with Obsidian Omnisearch's live index when Obsidian runs, and with a local
 index (typo tolerant, always refreshed before the search) when it doesn't. Both return ranked
-notes with a one-line excerpt and the line to read.
+notes, each with the passage of the note that answers (its lines, numbered) and the line to
+read; `--budget` keeps the whole answer within that many tokens.
 
 ```bash
-{cmd} --json "<2-5 distinctive keywords>" [-n 10] [--folder <dir>] [--exclude <dir>]
+{cmd} --json --budget 1500 "<2-5 distinctive keywords>" [-n 5] [--folder <dir>] [--exclude <dir>]
 ```
 
 - Use 2 to 5 distinctive keywords: `kotlin daemon stale` finds more than `why does the build
@@ -63,12 +64,15 @@ notes with a one-line excerpt and the line to read.
 - Links: `--links-to <note>` / `--linked-from <note>` keep the notes citing a note or cited by
   it (`links_in` in `--json` counts a hit's backlinks); `{cmd} --json links <note>` lists both.
 - `--json` gives `results[]` with `path` (relative to {vault}), `line`, `heading` (the section),
-  `excerpt`, `matched` (the query words the note has), `tags`, `aliases` and `modified`.
+  `passages` (`line`, `end_line`, `heading`, `text`: the note's own lines; `cut` when it stops
+  short), `excerpt`, `matched` (the query words the note has), `tags` and `modified`.
 
 How to use the results:
-1. Read the promising hits (the file at {vault}/<path>, around `line`) before answering; don't
-   answer from the excerpt alone. To go on from a useful note, `{cmd} --json related <path>`
-   lists what to read next (notes linking to or from it, cited with it, sharing its words).
+1. When a passage holds the answer, answer from it and cite `path:line-end_line`. When it
+   doesn't (or says `cut`), read that section of the file at {vault}/<path> from the passage's
+   `line` on (or the lines around a hit's `line`) before answering; don't answer from the
+   excerpt alone. To go on from a useful note, `{cmd} --json related <path>` lists what to read
+   next (notes linking to or from it, cited with it, sharing its words).
 2. No useful hit? Retry once with synonyms or fewer words. Still nothing: say the vault has
    nothing on it.
 3. Say which note an answer came from (its path).

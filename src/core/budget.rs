@@ -3,8 +3,9 @@
 //!
 //! The front-end renders (JSON, text, MCP's two views) and so knows what a response costs;
 //! it hands that cost in. The rule, in order:
-//! 1. as many hits as fit with their one-line excerpt (the tail of the list keeps its line);
-//! 2. passages in rank order, each whole while it fits;
+//! 1. as many hits as fit at their leanest: path, score, line and a short excerpt (the tail of
+//!    the list keeps a line);
+//! 2. in rank order, each hit whole with its passage while it fits;
 //! 3. the best hit's passage before the tail: the last hits are left out (down to
 //!    [`KEEP_HITS`]) to make room for it;
 //! 4. a passage that still does not fit whole is cut to the lines around the hit's line that
@@ -44,14 +45,8 @@ pub fn fit(r: &mut SearchResponse, budget: usize, cost: &dyn Fn(&SearchResponse)
         r.results.clear();
         c
     };
-    let bare: Vec<SearchHit> = hits
-        .iter()
-        .map(|h| SearchHit {
-            passages: Vec::new(),
-            ..h.clone()
-        })
-        .collect();
-    let min: Vec<usize> = bare.iter().map(|h| one(r, h)).collect();
+    let leanest: Vec<SearchHit> = hits.iter().map(lean).collect();
+    let min: Vec<usize> = leanest.iter().map(|h| one(r, h)).collect();
     let full: Vec<usize> = hits.iter().map(|h| one(r, h)).collect();
     let avail = budget.saturating_sub(frame);
     // Rule 1: the hits that fit with a line each.
@@ -61,17 +56,7 @@ pub fn fit(r: &mut SearchResponse, budget: usize, cost: &dyn Fn(&SearchResponse)
         used += min[k];
         k += 1;
     }
-    let mut chosen: Vec<SearchHit> = bare[..k].to_vec();
-    if k == 0 {
-        // Not even the best hit whole: at its leanest.
-        if let Some(h) = hits.first().map(lean) {
-            if one(r, &h) <= avail {
-                chosen.push(h);
-            }
-        }
-        r.results = chosen;
-        return finish(r, budget, total, cost);
-    }
+    let mut chosen: Vec<SearchHit> = leanest[..k].to_vec();
     let mut i = 0;
     while i < chosen.len() {
         i += 1;
@@ -87,14 +72,19 @@ pub fn fit(r: &mut SearchResponse, budget: usize, cost: &dyn Fn(&SearchResponse)
             used -= min[gone];
         }
         if used + extra <= avail {
-            chosen[i].passages = hits[i].passages.clone();
+            chosen[i] = hits[i].clone();
             used += extra;
             continue;
         }
         // Rule 4: the lines that fit.
         let left = avail - used;
-        if let Some((p, c)) = cut_to(r, &hits[i], &mut chosen[i], left, frame, min[i], cost) {
-            chosen[i].passages = vec![p];
+        let mut base = SearchHit {
+            passages: Vec::new(),
+            ..hits[i].clone()
+        };
+        if let Some((p, c)) = cut_to(r, &hits[i], &mut base, left, frame, min[i], cost) {
+            base.passages = vec![p];
+            chosen[i] = base;
             used += c;
         }
     }

@@ -94,7 +94,7 @@ fn the_best_hit_gets_its_passage_before_the_tail_and_cuts_say_so() {
     assert!(a <= 12 && 12 <= b, "{p:?}");
     assert_eq!(p.text.split('\n').count() as u64, b - a + 1);
     assert!(p.text.contains("line 2 of note 0"), "{p:?}");
-    assert!(r.warnings.last().unwrap().contains("hits shown"));
+    assert!(r.warnings.last().unwrap().contains("budget"));
     // A large budget shows every passage whole.
     let mut r = response(10, 30);
     fit(&mut r, 20_000, &json_cost);

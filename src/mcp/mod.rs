@@ -186,7 +186,7 @@ impl Server {
     #[tool(
         title = "Search notes",
         description = "Ranked full-text search of the user's Obsidian vault (notes, not code). \
-            Returns path:line — heading — excerpt per hit; read one with read_note.",
+            Each hit's passage: answer from it citing path:line-end, else read_note its heading.",
         annotations(read_only_hint = true, idempotent_hint = true, open_world_hint = false),
         input_schema = args::input_schema::<tools::SearchParams>(),
         output_schema = output_schema()
@@ -209,8 +209,8 @@ impl Server {
 
     #[tool(
         title = "Read a note",
-        description = "Numbered lines of a vault note (around line, or from from_line), then \
-            its links and backlinks. Max 400 lines / 64 KB.",
+        description = "Numbered lines of a vault note (around line, from from_line, or a \
+            heading's section; or its outline), then its links. Max 400 lines / 64 KB.",
         annotations(read_only_hint = true, idempotent_hint = true, open_world_hint = false),
         input_schema = args::input_schema::<read_note::ReadParams>()
     )]
