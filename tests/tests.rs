@@ -21,6 +21,7 @@ mod mcp_clients;
 mod omnisearch;
 mod portability;
 mod related;
+mod scan;
 mod serve;
 mod skipped;
 mod trust;

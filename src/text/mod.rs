@@ -6,11 +6,13 @@
 
 pub(crate) mod canvas;
 pub(crate) mod comments;
+mod destination;
 pub(crate) mod excerpt;
 pub(crate) mod links;
 pub(crate) mod note;
 pub(crate) mod parts;
 pub(crate) mod properties;
+pub(crate) mod scan;
 pub(crate) mod terminal;
 
 /// File name without its extension, from a `/`-separated path.
