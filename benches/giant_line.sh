@@ -7,26 +7,77 @@
 # and with the walk. With --before BIN, that binary's giant search runs in the same rounds.
 #
 # usage: benches/giant_line.sh VAULT [--bin PATH/vault-search] [--before PATH] [--word WORD]
+#
+# With --lines instead of VAULT: the time to index a vault of one ~10 MB one-line note, for
+# lines built against the scanners over a line (issue: linear in the line's length) beside
+# plain text of the same size: `plain` (words), `backticks` (runs of 1…4,400 backticks, none
+# closed, then a link and a tag), `md-open` (`[a](` 2.5 million times, then one `)`). Each
+# index is a full build into an empty cache; VS_BENCH_RUNS rounds (3 by default), binaries
+# and lines taking turns; medians, and each line's ratio to `plain` with the same binary.
+#
+# usage: benches/giant_line.sh --lines [--bin PATH/vault-search] [--before PATH]
 set -euo pipefail
 
 die() { echo "giant_line.sh: $*" >&2; exit 2; }
-VAULT=""; BIN=""; BEFORE=""; WORD="tar"
+VAULT=""; BIN=""; BEFORE=""; WORD="tar"; LINES=""
 while [ $# -gt 0 ]; do
     case "$1" in
         --bin) BIN="$2"; shift 2;;
         --before) BEFORE="$2"; shift 2;;
         --word) WORD="$2"; shift 2;;
-        -h|--help) sed -n '2,9p' "$0"; exit 0;;
+        --lines) LINES=1; shift;;
+        -h|--help) sed -n '2,18p' "$0"; exit 0;;
         *) [ -z "$VAULT" ] || die "unexpected argument $1"; VAULT="$1"; shift;;
     esac
 done
-[ -d "$VAULT" ] || die "give a vault directory"
 BIN="${BIN:-target/release/vault-search}"
 [ -x "$BIN" ] || die "no binary at $BIN (cargo build --release)"
 HERE="$(cd "$(dirname "$0")" && pwd)"
-RUNS="${VS_BENCH_RUNS:-60}"
 TMP="$(mktemp -d)"
 trap 'rm -rf "$TMP"' EXIT
+
+if [ -n "$LINES" ]; then
+    python3 - "$TMP" "${VS_BENCH_RUNS:-3}" "after=$BIN" ${BEFORE:+"before=$BEFORE"} <<'PY'
+import os, pathlib, random, shutil, statistics, subprocess, sys, time
+tmp, runs, bins = pathlib.Path(sys.argv[1]), int(sys.argv[2]), [a.split("=", 1) for a in sys.argv[3:]]
+random.seed(1)
+words = "alpha beta gamma delta kiln glaze tide pilot hive queen rook endgame".split()
+backticks = " x ".join("`" * n for n in range(1, 4401)) + " [[Target]] #tag\n"
+size = len(backticks)
+plain, n = [], 0
+while n < size:
+    plain.append(random.choice(words))
+    n += len(plain[-1]) + 1
+lines = {
+    "plain": " ".join(plain) + " [[Target]] #tag\n",
+    "backticks": backticks,
+    "md-open": "[a](" * (size // 4) + ") [[Target]] #tag\n",
+}
+for kind, text in lines.items():
+    (tmp / kind).mkdir()
+    (tmp / kind / "note.md").write_text(text)
+    print(f"{kind}: {len(text) / 1e6:.1f} MB on one line")
+took = {(b, k): [] for b, _ in bins for k in lines}
+for r in range(runs):
+    for b, path in bins[r % len(bins):] + bins[: r % len(bins)]:
+        for kind in lines:
+            cache = tmp / "cache"
+            shutil.rmtree(cache, ignore_errors=True)
+            env = dict(os.environ, VAULT_SEARCH_CACHE_DIR=str(cache))
+            t = time.perf_counter()
+            subprocess.run([path, "--vault", str(tmp / kind), "index"], env=env,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+            took[b, kind].append(time.perf_counter() - t)
+for b, _ in bins:
+    base = statistics.median(took[b, "plain"])
+    for kind in lines:
+        m = statistics.median(took[b, kind])
+        print(f"{b:7} {kind:10} median {m:7.2f} s  ({m / base:5.1f}x plain)")
+PY
+    exit 0
+fi
+[ -d "$VAULT" ] || die "give a vault directory"
+RUNS="${VS_BENCH_RUNS:-60}"
 
 cp -r "$VAULT" "$TMP/giant"
 cp -r "$VAULT" "$TMP/small"

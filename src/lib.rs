@@ -170,6 +170,14 @@ pub fn __passage_work() -> (u64, u64) {
     local::passage_work()
 }
 
+/// Not API, a test hook: the most bytes the scanners of a line (links, tags, comments) looked
+/// at per byte of that line, on any thread since the last call; resets it. Lets tests assert
+/// that no line, however it is built, costs a scan more than a few passes.
+#[doc(hidden)]
+pub fn __scan_work() -> u64 {
+    text::scan::worst_ratio()
+}
+
 /// Not API, a test hook: holds the writer lock of `vault`'s index below `cache_dir` until the
 /// returned value is dropped, as another `vault-search index` would.
 #[doc(hidden)]

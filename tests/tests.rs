@@ -22,6 +22,7 @@ mod omnisearch;
 mod passages;
 mod portability;
 mod related;
+mod scan;
 mod serve;
 mod skipped;
 mod trust;

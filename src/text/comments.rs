@@ -10,6 +10,8 @@
 //! code, except that a caller that knows the stretch was cut out of a longer text (an
 //! Omnisearch excerpt) can have a `-->` before any `<!--` end a comment that began before it.
 
+use super::scan::{self, CodeRuns};
+
 /// The byte ranges of `text[from..to]` that comments hide, in order and disjoint; a comment
 /// still open at `to` runs to `to`. `from` is a line start when it is 0 or follows a `\n`.
 /// With `cut_open`, a `-->` before any `<!--` hides the stretch up to it.
@@ -25,6 +27,9 @@ pub(crate) fn hidden(text: &str, from: usize, to: usize, cut_open: bool) -> Vec<
     let mut fence: Option<&[u8]> = None;
     let mut line_start = from == 0 || b[from - 1] == b'\n';
     let mut seen_open = !cut_open;
+    // The backtick runs of the line being read, listed at its first run outside a comment,
+    // with the line's end.
+    let mut code: Option<(CodeRuns, usize)> = None;
     let mut i = from;
     while i < b.len() {
         if line_start {
@@ -50,7 +55,18 @@ pub(crate) fn hidden(text: &str, from: usize, to: usize, cut_open: bool) -> Vec<
             line_start = true;
             i += 1;
         } else if c == b'`' {
-            i = after_code_span(b, i);
+            let (runs, end) = match code.take() {
+                Some((runs, end)) if i < end => (runs, end),
+                _ => {
+                    let end = memchr::memchr(b'\n', &b[i..]).map_or(b.len(), |k| i + k);
+                    (CodeRuns::new(b, i, end), end)
+                }
+            };
+            // Past the span the run opens; an unclosed run is text.
+            i = runs
+                .close(i)
+                .unwrap_or_else(|| i + b[i..].iter().take_while(|&&c| c == b'`').count());
+            code = Some((runs, end));
         } else if b[i..].starts_with(b"<!--") {
             seen_open = true;
             // From the opening's own dashes: `<!-->` and `<!--->` are whole (empty) comments.
@@ -69,6 +85,7 @@ pub(crate) fn hidden(text: &str, from: usize, to: usize, cut_open: bool) -> Vec<
             i += 1;
         }
     }
+    scan::end_line(b.len() - from);
     out
 }
 
@@ -80,25 +97,6 @@ fn find(b: &[u8], at: usize, m: &[u8]) -> Option<usize> {
 /// The start of the line after the one holding `i`.
 fn next_line(b: &[u8], i: usize) -> usize {
     memchr::memchr(b'\n', &b[i..]).map_or(b.len(), |k| i + k + 1)
-}
-
-/// Past the code span opening at the backtick run at `i`: a run of backticks up to the next
-/// run of the same length on the same line (as `note` reads tags); an unclosed run is text.
-fn after_code_span(b: &[u8], i: usize) -> usize {
-    let open = b[i..].iter().take_while(|&&c| c == b'`').count();
-    let mut j = i + open;
-    while j < b.len() && b[j] != b'\n' {
-        if b[j] == b'`' {
-            let run = b[j..].iter().take_while(|&&c| c == b'`').count();
-            if run == open {
-                return j + run;
-            }
-            j += run;
-        } else {
-            j += 1;
-        }
-    }
-    i + open
 }
 
 /// `s` without what comments hide in it (`cut_open`: as for [`hidden`]).
@@ -150,6 +148,86 @@ mod tests {
         assert_eq!(shown("%% ` %% x"), " x");
         // A fence mark indented four spaces is not a fence.
         assert_eq!(shown("    ```\n%%x%%y"), "    ```\ny");
+    }
+
+    /// `hidden` as it read code spans before [`CodeRuns`]: from each opening run, a search
+    /// of the rest of the line for a run of its length.
+    fn hidden_by_rescanning(text: &str, from: usize, to: usize) -> Vec<(usize, usize)> {
+        let b = &text.as_bytes()[..to.min(text.len())];
+        let mut out = Vec::new();
+        let mut fence: Option<&[u8]> = None;
+        let mut line_start = from == 0 || b[from - 1] == b'\n';
+        let mut i = from;
+        while i < b.len() {
+            if line_start {
+                line_start = false;
+                let indent = b[i..].iter().take_while(|&&c| c == b' ').count();
+                let rest = &b[i + indent..];
+                let marks: [&[u8]; 2] = [b"```", b"~~~"];
+                match fence {
+                    Some(f) if indent <= 3 && rest.starts_with(f) => fence = None,
+                    Some(_) => {}
+                    None if indent <= 3 => fence = marks.into_iter().find(|m| rest.starts_with(m)),
+                    None => {}
+                }
+                if fence.is_some() || (indent <= 3 && marks.iter().any(|m| rest.starts_with(m))) {
+                    i = next_line(b, i);
+                    line_start = true;
+                    continue;
+                }
+            }
+            if b[i] == b'\n' {
+                line_start = true;
+                i += 1;
+            } else if b[i] == b'`' {
+                let open = b[i..].iter().take_while(|&&c| c == b'`').count();
+                let mut j = i + open;
+                i += open;
+                while j < b.len() && b[j] != b'\n' {
+                    if b[j] == b'`' {
+                        let run = b[j..].iter().take_while(|&&c| c == b'`').count();
+                        if run == open {
+                            i = j + run;
+                            break;
+                        }
+                        j += run;
+                    } else {
+                        j += 1;
+                    }
+                }
+            } else if b[i..].starts_with(b"<!--") {
+                let end = find(b, i + 2, b"-->").map_or(b.len(), |e| e + 3);
+                out.push((i, end));
+                i = end;
+            } else if b[i..].starts_with(b"%%") {
+                let end = find(b, i + 2, b"%%").map_or(b.len(), |e| e + 2);
+                out.push((i, end));
+                i = end;
+            } else {
+                i += 1;
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn code_spans_hide_the_same_as_rescanning_the_line() {
+        let texts = crate::text::scan::tests::lines(b"``%<!->\n x", 3000, 60);
+        for text in &texts {
+            for from in [0, text.len() / 3] {
+                assert_eq!(
+                    hidden(text, from, text.len(), false),
+                    hidden_by_rescanning(text, from, text.len()),
+                    "{text:?} from {from}"
+                );
+            }
+        }
+        // Runs of lengths 1…2000 on one line, none closed, then a comment.
+        let line: String = (1..=2000).map(|n| "`".repeat(n) + " ").collect();
+        let text = format!("{line}%%x%%");
+        crate::text::scan::take_looked();
+        assert_eq!(hidden(&text, 0, text.len(), false).len(), 1);
+        assert!(crate::text::scan::take_looked() <= text.len());
     }
 
     #[test]

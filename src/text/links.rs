@@ -10,6 +10,9 @@
 //! What a link points to is decided later, at query time (see `crate::local::links`): here a
 //! link is only what the note wrote.
 
+use super::destination::Destinations;
+use super::scan::{self, CodeRuns};
+
 /// One link as written.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Link {
@@ -119,6 +122,7 @@ fn body_links(text: &str, body_start: usize, out: &mut Vec<Link>) {
             wikilinks(line, &live, this_line, out);
             markdown_links(line, &live, this_line, out);
         }
+        scan::end_line(line.len());
     }
 }
 
@@ -139,6 +143,8 @@ fn live_ranges(line: &str, mut state: Open, live: &mut Vec<(usize, usize)>) -> O
     let b = line.as_bytes();
     let mut i = 0;
     let mut start = 0;
+    // The line's backtick runs, listed at its first run outside a comment.
+    let mut code: Option<CodeRuns> = None;
     while i < b.len() {
         match state {
             Open::Percent => match line[i..].find("%%") {
@@ -159,8 +165,8 @@ fn live_ranges(line: &str, mut state: Open, live: &mut Vec<(usize, usize)>) -> O
             },
             _ => match b[i] {
                 b'`' => {
-                    let run = b[i..].iter().take_while(|&&c| c == b'`').count();
-                    match closing_run(b, i + run, run) {
+                    let runs = code.get_or_insert_with(|| CodeRuns::new(b, i, b.len()));
+                    match runs.close(i) {
                         Some(close) => {
                             if i > start {
                                 live.push((start, i));
@@ -168,7 +174,7 @@ fn live_ranges(line: &str, mut state: Open, live: &mut Vec<(usize, usize)>) -> O
                             i = close;
                             start = i;
                         }
-                        None => i += run,
+                        None => i += b[i..].iter().take_while(|&&c| c == b'`').count(),
                     }
                 }
                 b'%' if b.get(i + 1) == Some(&b'%') => {
@@ -193,23 +199,6 @@ fn live_ranges(line: &str, mut state: Open, live: &mut Vec<(usize, usize)>) -> O
         live.push((start, b.len()));
     }
     state
-}
-
-/// The end of the backtick run of length `run` that closes an inline code span opened before
-/// `from`.
-fn closing_run(b: &[u8], mut from: usize, run: usize) -> Option<usize> {
-    while from < b.len() {
-        if b[from] == b'`' {
-            let n = b[from..].iter().take_while(|&&c| c == b'`').count();
-            if n == run {
-                return Some(from + n);
-            }
-            from += n;
-        } else {
-            from += 1;
-        }
-    }
-    None
 }
 
 /// `[[…]]` and `![[…]]` inside the live ranges of a line.
@@ -270,6 +259,7 @@ fn markdown_links(line: &str, live: &[(usize, usize)], line_no: u32, out: &mut V
         // so a line of `[`s and one `]` is scanned once, not once per `[`.
         let mut next_close = 0;
         let last_paren = memchr::memrchr(b')', b);
+        let mut destinations = Destinations::new(seg);
         while let Some(j) = memchr::memchr(b'[', &b[at..]) {
             let open = at + j;
             at = open + 1;
@@ -292,7 +282,7 @@ fn markdown_links(line: &str, live: &[(usize, usize)], line_no: u32, out: &mut V
                 // No `)` left on the line: no destination can end.
                 break;
             }
-            let Some((dest, end)) = destination(seg, close + 2) else {
+            let Some((dest, end)) = destinations.at(close + 2) else {
                 continue;
             };
             at = end;
@@ -302,57 +292,6 @@ fn markdown_links(line: &str, live: &[(usize, usize)], line_no: u32, out: &mut V
             }
         }
     }
-}
-
-/// A destination and its title end within this many bytes (a path is far shorter); a `(`
-/// that opens none costs at most this much of the line.
-const MAX_DESTINATION: usize = 2048;
-
-/// The destination starting at `from` (just after `(`) and the offset after its `)`:
-/// `<any text>` or a run without spaces and with balanced parentheses, then an optional title.
-fn destination(seg: &str, from: usize) -> Option<(&str, usize)> {
-    let b = &seg.as_bytes()[..(from + MAX_DESTINATION).min(seg.len())];
-    if b.get(from) == Some(&b'<') {
-        let close = from + 1 + memchr::memchr(b'>', &b[from + 1..])?;
-        let end = close + 1 + memchr::memchr(b')', &b[close + 1..])?;
-        return Some((&seg[from + 1..close], end + 1));
-    }
-    let mut depth = 0usize;
-    let mut i = from;
-    while i < b.len() {
-        match b[i] {
-            b'(' => depth += 1,
-            b')' if depth == 0 => return Some((&seg[from..i], i + 1)),
-            b')' => depth -= 1,
-            b' ' | b'\t' => return Some((&seg[from..i], after_title(b, i)?)),
-            _ => {}
-        }
-        i += 1;
-    }
-    None
-}
-
-/// After a destination that ends at a space, as CommonMark reads it: spaces, an optional
-/// title (`"…"`, `'…'`, `(…)`), spaces, then `)`; the offset after that `)`. Anything else
-/// and the brackets were no link (`[a](b c)`).
-fn after_title(b: &[u8], mut i: usize) -> Option<usize> {
-    let skip = |b: &[u8], mut i: usize| {
-        while b.get(i).is_some_and(|c| matches!(c, b' ' | b'\t')) {
-            i += 1;
-        }
-        i
-    };
-    i = skip(b, i);
-    let close = match b.get(i)? {
-        b'"' => b'"',
-        b'\'' => b'\'',
-        b'(' => b')',
-        b')' => return Some(i + 1),
-        _ => return None,
-    };
-    i += 1 + memchr::memchr(close, &b[i + 1..])? + 1;
-    i = skip(b, i);
-    (b.get(i) == Some(&b')')).then_some(i + 1)
 }
 
 fn markdown_link(text: &str, dest: &str, line: u32, embed: bool) -> Option<Link> {
@@ -574,6 +513,109 @@ mod tests {
             assert_eq!(got.len(), 1, "{}", &line[..40]);
             assert_eq!(got[0].target, "x");
         }
+    }
+
+    /// The live ranges as read before [`CodeRuns`] (the code then): from each opening run,
+    /// a search of the rest of the line for a run of its length.
+    fn live_by_rescanning(line: &str, mut state: Open, live: &mut Vec<(usize, usize)>) -> Open {
+        let b = line.as_bytes();
+        let mut i = 0;
+        let mut start = 0;
+        while i < b.len() {
+            match state {
+                Open::Percent => match line[i..].find("%%") {
+                    Some(j) => {
+                        i += j + 2;
+                        start = i;
+                        state = Open::Nothing;
+                    }
+                    None => return state,
+                },
+                Open::Html => match line[i..].find("-->") {
+                    Some(j) => {
+                        i += j + 3;
+                        start = i;
+                        state = Open::Nothing;
+                    }
+                    None => return state,
+                },
+                _ => match b[i] {
+                    b'`' => {
+                        let run = b[i..].iter().take_while(|&&c| c == b'`').count();
+                        match closing_run(b, i + run, run) {
+                            Some(close) => {
+                                if i > start {
+                                    live.push((start, i));
+                                }
+                                i = close;
+                                start = i;
+                            }
+                            None => i += run,
+                        }
+                    }
+                    b'%' if b.get(i + 1) == Some(&b'%') => {
+                        if i > start {
+                            live.push((start, i));
+                        }
+                        i += 2;
+                        state = Open::Percent;
+                    }
+                    b'<' if line[i..].starts_with("<!--") => {
+                        if i > start {
+                            live.push((start, i));
+                        }
+                        i += 4;
+                        state = Open::Html;
+                    }
+                    _ => i += 1,
+                },
+            }
+        }
+        if matches!(state, Open::Nothing) && start < b.len() {
+            live.push((start, b.len()));
+        }
+        state
+    }
+
+    /// The end of the backtick run of length `run` that closes an inline code span opened before
+    /// `from`.
+    fn closing_run(b: &[u8], mut from: usize, run: usize) -> Option<usize> {
+        while from < b.len() {
+            if b[from] == b'`' {
+                let n = b[from..].iter().take_while(|&&c| c == b'`').count();
+                if n == run {
+                    return Some(from + n);
+                }
+                from += n;
+            } else {
+                from += 1;
+            }
+        }
+        None
+    }
+
+    #[test]
+    fn the_same_live_ranges_as_rescanning_the_line() {
+        for line in super::super::scan::tests::lines(b"``%<!-> x", 3000, 60) {
+            for state in [Open::Nothing, Open::Percent, Open::Html] {
+                let (mut live, mut want) = (Vec::new(), Vec::new());
+                let next = live_ranges(&line, state, &mut live);
+                assert!(next == live_by_rescanning(&line, state, &mut want));
+                assert_eq!(live, want, "{line:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn runs_of_every_length_cost_one_pass() {
+        // Runs of lengths 2…2000, none closed: reading each as a code span's opening would
+        // search the rest of the line 2000 times.
+        let runs: String = (2..=2000).map(|n| "`".repeat(n) + " ").collect();
+        let line = format!("{runs}[[x]] [t](y.md) `a` [[z]]");
+        super::super::scan::take_looked();
+        let got: Vec<_> = links(&line).into_iter().map(|l| l.target).collect();
+        assert_eq!(got, ["x", "z", "y.md"]);
+        assert!(super::super::scan::take_looked() <= 2 * line.len());
     }
 
     #[test]

@@ -6,6 +6,7 @@
 
 pub(crate) mod canvas;
 pub(crate) mod comments;
+mod destination;
 pub(crate) mod excerpt;
 pub(crate) mod links;
 pub(crate) mod note;
@@ -14,6 +15,7 @@ pub(crate) mod outline;
 pub(crate) mod parts;
 pub(crate) mod passage;
 pub(crate) mod properties;
+pub(crate) mod scan;
 pub(crate) mod terminal;
 pub(crate) mod tokens;
 
