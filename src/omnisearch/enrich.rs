@@ -48,7 +48,7 @@ pub(super) fn results(
     for h in hits.filter(|h| how.scope.contains(&h.path)) {
         // A hit naming no file of this vault is no hit of it, and counts against the reply.
         if !paths::join_rel(vault, &h.path).exists() {
-            tally.count(Some(false));
+            tally.count(Some(verify::Verdict::Lacks));
             continue;
         }
         let kind = FileKind::of_name(&h.path).unwrap_or_default();
@@ -81,7 +81,7 @@ pub(super) fn results(
         // the file: only notes are read back (the others pass no tag or property filter).
         let properties = if kind == FileKind::Note {
             enrich_from_note(vault, &mut hit, h.offset_utf16).map(|(p, verdict)| {
-                tally.count(verdict);
+                tally.count(Some(verdict));
                 p
             })
         } else {
@@ -103,9 +103,12 @@ pub(super) fn results(
 }
 
 /// Checks a hit that is not shown against its note, read as [`enrich_from_note`] reads it.
-fn check_only(vault: &Path, h: &OmniHit) -> Option<bool> {
+fn check_only(vault: &Path, h: &OmniHit) -> Option<verify::Verdict> {
     let (bytes, _) = fsread::read_beneath(vault, &h.path, DEFAULT_MAX_NOTE_BYTES).ok()?;
-    verify::excerpt_in(&String::from_utf8_lossy(&bytes), &h.excerpt)
+    Some(verify::excerpt_in(
+        &String::from_utf8_lossy(&bytes),
+        &h.excerpt,
+    ))
 }
 
 /// Reads the note behind an Omnisearch hit: the line and heading at the plugin's UTF-16 match
@@ -117,7 +120,7 @@ fn enrich_from_note(
     vault: &Path,
     hit: &mut SearchHit,
     offset_utf16: Option<usize>,
-) -> Option<(Vec<(String, Vec<String>)>, Option<bool>)> {
+) -> Option<(Vec<(String, Vec<String>)>, verify::Verdict)> {
     // Read only a file that really lies inside the vault, from the vault's handle: a symlink
     // (of the note or a folder on its way) is never followed, not even one swapped in during
     // the read; not a FIFO or device, not past the note cap: the plugin's path is not trusted
