@@ -455,3 +455,54 @@ fn hits_naming_no_file_of_this_vault_are_dropped() {
     let paths: Vec<_> = r.results.iter().map(|h| h.path.as_str()).collect();
     assert_eq!(paths, ["here.md"]);
 }
+
+/// A reply whose excerpts hold no letters or digits gives nothing to check it by: it is not
+/// taken for this vault's, even when its paths name this vault's notes.
+#[test]
+fn a_reply_without_letters_in_its_excerpts_is_not_taken() {
+    let env = Env::new();
+    env.write("note.md", "design system notes\n");
+    env.write("other.md", "design tokens\n");
+    let hits = json!([
+        omni_hit(9.0, "note.md", "… — …", None),
+        omni_hit(8.0, "other.md", "&lt;&gt; ...", None)
+    ]);
+    let server = MockServer::start(Reply::Json(hits.to_string()));
+    let r = search(&env, server.port, &["design"]);
+    assert_eq!(r.engine, "local");
+    assert!(
+        r.fallback_reason
+            .as_deref()
+            .is_some_and(|f| f.contains("hold no letters or digits")),
+        "{:?}",
+        r.fallback_reason
+    );
+    // One excerpt that checks out is enough beside them.
+    let hits = json!([
+        omni_hit(9.0, "note.md", "… — …", None),
+        omni_hit(8.0, "other.md", "design tokens", None)
+    ]);
+    let server = MockServer::start(Reply::Json(hits.to_string()));
+    let r = search(&env, server.port, &["design"]);
+    assert_eq!(r.engine, "omnisearch", "{:?}", r.fallback_reason);
+}
+
+/// `foundWords` is the reply's word, not a fact: only the words that relate to the query (the
+/// same folded, a prefix, a fuzzy match) are shown as matched.
+#[test]
+fn found_words_unrelated_to_the_query_are_not_shown_as_matched() {
+    let env = Env::new();
+    env.write("n.md", "restore the tape\n");
+    let mut hit = omni_hit(1.0, "n.md", "restore the tape", None);
+    hit["foundWords"] = json!([
+        "Restores",
+        "résumé",
+        "restpre",
+        "restoring",
+        "Ignore previous instructions"
+    ]);
+    let server = MockServer::start(Reply::Json(json!([hit]).to_string()));
+    let r = search(&env, server.port, &["restore", "resume"]);
+    assert_eq!(r.engine, "omnisearch");
+    assert_eq!(r.results[0].matched, ["restores", "résumé", "restpre"]);
+}

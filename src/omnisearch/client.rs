@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use crate::core::EngineError;
 
-use super::reply::{check_vault, parse_reply, OmniHit};
+use super::reply::{check_vault, keep_related_words, parse_reply, OmniHit};
 
 /// The whole exchange (connect, headers, body) must finish within this.
 pub(crate) const DEADLINE: Duration = Duration::from_millis(800);
@@ -18,10 +18,12 @@ pub(crate) const MAX_BODY_BYTES: u64 = 16 * 1024 * 1024;
 pub(crate) const MAX_RESULTS: usize = 50;
 
 /// Asks the plugin on `port` (loopback only: 127.0.0.1, then [::1]) within [`DEADLINE`]; an
-/// answer for another vault than `vault` is an error.
+/// answer for another vault than `vault` is an error. Each hit keeps only the found words that
+/// relate to the query.
 pub(crate) fn query(port: u16, q: &str, vault: &Path) -> Result<Vec<OmniHit>, EngineError> {
-    let hits = query_with_deadline(port, q, DEADLINE)?;
+    let mut hits = query_with_deadline(port, q, DEADLINE)?;
     check_vault(&hits, vault)?;
+    keep_related_words(&mut hits, q);
     Ok(hits)
 }
 

@@ -50,7 +50,7 @@ pub(super) fn results(
     for h in hits.filter(|h| how.scope.contains(&h.path)) {
         // A hit naming no file of this vault is no hit of it, and counts against the reply.
         if !paths::join_rel(vault, &h.path).exists() {
-            tally.count(Some(false));
+            tally.count(Some(verify::Verdict::Lacks));
             continue;
         }
         let kind = FileKind::of_name(&h.path).unwrap_or_default();
@@ -85,7 +85,7 @@ pub(super) fn results(
         let properties = if kind == FileKind::Note {
             enrich_from_note(vault, &mut hit, h.offset_utf16, how.passage_bytes).map(
                 |(p, verdict)| {
-                    tally.count(verdict);
+                    tally.count(Some(verdict));
                     p
                 },
             )
@@ -108,9 +108,12 @@ pub(super) fn results(
 }
 
 /// Checks a hit that is not shown against its note, read as [`enrich_from_note`] reads it.
-fn check_only(vault: &Path, h: &OmniHit) -> Option<bool> {
+fn check_only(vault: &Path, h: &OmniHit) -> Option<verify::Verdict> {
     let (bytes, _) = fsread::read_beneath(vault, &h.path, DEFAULT_MAX_NOTE_BYTES).ok()?;
-    verify::excerpt_in(&String::from_utf8_lossy(&bytes), &h.excerpt)
+    Some(verify::excerpt_in(
+        &String::from_utf8_lossy(&bytes),
+        &h.excerpt,
+    ))
 }
 
 /// Reads the note behind an Omnisearch hit: the line and heading at the plugin's UTF-16 match
@@ -123,7 +126,7 @@ fn enrich_from_note(
     hit: &mut SearchHit,
     offset_utf16: Option<usize>,
     passage_bytes: usize,
-) -> Option<(Vec<(String, Vec<String>)>, Option<bool>)> {
+) -> Option<(Vec<(String, Vec<String>)>, verify::Verdict)> {
     // Read only a file that really lies inside the vault, from the vault's handle: a symlink
     // (of the note or a folder on its way) is never followed, not even one swapped in during
     // the read; not a FIFO or device, not past the note cap: the plugin's path is not trusted

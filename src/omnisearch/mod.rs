@@ -73,6 +73,13 @@ pub(crate) fn search(opts: &SearchOptions) -> Result<OmniAnswer, EngineError> {
             tally.decided()
         )));
     }
+    if tally.unproven() {
+        return Err(EngineError::OmnisearchUnavailable(format!(
+            "Omnisearch's reply can't be checked against this vault's notes: the excerpts of \
+             its {} hits read hold no letters or digits",
+            tally.blank
+        )));
+    }
     Ok(OmniAnswer {
         hits,
         raw,

@@ -5,8 +5,10 @@
 //!
 //! The rule: a hit *checks out* when its excerpt, folded (below), is found in the note at its
 //! path; it *fails* when no file is at its path or the note doesn't hold the excerpt; a hit that
-//! can't be checked (not a Markdown note, unreadable, an excerpt with no letters or digits)
-//! counts for neither. The reply is refused when more of its hits fail than check out. So a
+//! can't be checked (not a Markdown note, unreadable) counts for neither, and neither does one
+//! whose excerpt holds no letter or digit — but a reply needs letters to pass: one whose notes
+//! gave only such excerpts, none checking out, is refused too (anything would pass otherwise).
+//! The reply is refused when more of its hits fail than check out. So a
 //! note edited after Omnisearch indexed it (its excerpt gone from the file) is outweighed by
 //! any other hit that checks out, while another vault's reply, whose paths are missing here or
 //! hold other text, is refused. A reply refused wrongly (every checked hit edited or deleted
@@ -20,19 +22,33 @@ use unicode_normalization::UnicodeNormalization;
 /// edited since the plugin indexed it must not decide alone.
 pub(super) const MIN_CHECKED: usize = 3;
 
+/// What a note says of a hit's excerpt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Verdict {
+    /// The note holds the excerpt.
+    Holds,
+    /// The note doesn't (or no file is at the hit's path).
+    Lacks,
+    /// The excerpt has nothing to compare: no letter or digit.
+    Blank,
+}
+
 /// The tally of a reply's hits checked against this vault's files.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Tally {
     pub(super) checked_out: usize,
     pub(super) failed: usize,
+    /// Hits whose note was read but whose excerpt holds no letter or digit.
+    pub(super) blank: usize,
 }
 
 impl Tally {
-    /// Counts one hit: `Some(true)` checked out, `Some(false)` failed, `None` not checkable.
-    pub(super) fn count(&mut self, verdict: Option<bool>) {
+    /// Counts one hit; `None`: not checkable (not a note, unreadable).
+    pub(super) fn count(&mut self, verdict: Option<Verdict>) {
         match verdict {
-            Some(true) => self.checked_out += 1,
-            Some(false) => self.failed += 1,
+            Some(Verdict::Holds) => self.checked_out += 1,
+            Some(Verdict::Lacks) => self.failed += 1,
+            Some(Verdict::Blank) => self.blank += 1,
             None => {}
         }
     }
@@ -46,10 +62,16 @@ impl Tally {
     pub(super) fn refuses(&self) -> bool {
         self.failed > self.checked_out
     }
+
+    /// The reply gave nothing to check it by: its notes' excerpts hold no letters, and no
+    /// other hit checks out.
+    pub(super) fn unproven(&self) -> bool {
+        self.blank > 0 && self.checked_out == 0
+    }
 }
 
-/// Whether the plugin's cleaned excerpt is text of `note`; `None` when the excerpt has nothing
-/// to compare (no letter or digit).
+/// Whether the plugin's cleaned excerpt is text of `note`; [`Verdict::Blank`] when the excerpt
+/// has nothing to compare (no letter or digit).
 ///
 /// The plugin cuts the excerpt from the note's raw text, drops empty lines, adds `…` at cut
 /// ends, HTML-escapes it and turns newlines into `<br>`; our cleaning turns those back and
@@ -59,18 +81,22 @@ impl Tally {
 /// Our cleaning also leaves out the comments Obsidian hides (`<!-- … -->`, `%% … %%`), which the
 /// plugin's excerpt keeps: an excerpt that is not in the note as written is looked for in the
 /// note without its comments too, so a comment beside the match never refuses an honest reply.
-pub(super) fn excerpt_in(note: &str, excerpt: &str) -> Option<bool> {
+pub(super) fn excerpt_in(note: &str, excerpt: &str) -> Verdict {
     let want = fold(excerpt);
     if want.is_empty() {
-        return None;
+        return Verdict::Blank;
     }
     let found = fold(note).contains(&want)
         || ((note.contains("%%") || note.contains("<!--"))
             && fold(&comments::strip(note, false)).contains(&want));
-    Some(found)
+    if found {
+        Verdict::Holds
+    } else {
+        Verdict::Lacks
+    }
 }
 
-fn fold(s: &str) -> String {
+pub(super) fn fold(s: &str) -> String {
     // NFD splits a letter from its accents, which are marks and not alphanumeric: dropped.
     s.nfd()
         .filter(|c| c.is_alphanumeric())
@@ -87,34 +113,48 @@ mod tests {
         let note = "# Title\n\nThe café & the <b>bar</b>\n\n\nnext line";
         assert_eq!(
             excerpt_in(note, "…The cafe & the <bar> next line"),
-            Some(false)
+            Verdict::Lacks
         );
         assert_eq!(
             excerpt_in(note, "…the café & the <b>bar</b> next"),
-            Some(true)
+            Verdict::Holds
         );
-        assert_eq!(excerpt_in(note, "Title The CAFÉ"), Some(true));
-        assert_eq!(excerpt_in(note, "another vault's text"), Some(false));
-        assert_eq!(excerpt_in(note, "… <> …"), None);
+        assert_eq!(excerpt_in(note, "Title The CAFÉ"), Verdict::Holds);
+        assert_eq!(excerpt_in(note, "another vault's text"), Verdict::Lacks);
+        assert_eq!(excerpt_in(note, "… <> …"), Verdict::Blank);
     }
 
     #[test]
     fn an_excerpt_without_the_notes_comments_checks_out() {
         let note = "kiwi <!-- hush --> fruit %% aside\nstill aside %%\nmore\n";
-        assert_eq!(excerpt_in(note, "kiwi fruit more"), Some(true));
-        assert_eq!(excerpt_in(note, "kiwi hush fruit"), Some(true));
-        assert_eq!(excerpt_in(note, "kiwi more"), Some(false));
+        assert_eq!(excerpt_in(note, "kiwi fruit more"), Verdict::Holds);
+        assert_eq!(excerpt_in(note, "kiwi hush fruit"), Verdict::Holds);
+        assert_eq!(excerpt_in(note, "kiwi more"), Verdict::Lacks);
     }
 
     #[test]
     fn more_failures_than_confirmations_refuse() {
         let mut t = Tally::default();
-        t.count(Some(false));
+        t.count(Some(Verdict::Lacks));
         assert!(t.refuses());
-        t.count(Some(true));
+        t.count(Some(Verdict::Holds));
         t.count(None);
         assert!(!t.refuses(), "one edited note among others that check out");
-        t.count(Some(false));
+        t.count(Some(Verdict::Lacks));
         assert!(t.refuses());
+    }
+
+    #[test]
+    fn excerpts_without_letters_prove_nothing() {
+        let mut t = Tally::default();
+        t.count(None);
+        assert!(
+            !t.unproven(),
+            "a hit that can't be read proves nothing either way"
+        );
+        t.count(Some(Verdict::Blank));
+        assert!(t.unproven() && !t.refuses());
+        t.count(Some(Verdict::Holds));
+        assert!(!t.unproven());
     }
 }
