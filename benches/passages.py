@@ -396,7 +396,8 @@ def measure_set(a, name, tokens, env):
 
 def in_text(hit, text_out, warn):
     """The line ranges of `hit` whose passage (or excerpt) text is also in the plain-text output."""
-    flat_out = flatten(text_out)
+    # A passage's lines are printed indented behind `|`: read them without it.
+    flat_out = flatten("\n".join(re.sub(r"^\s*\|\s?", "", l) for l in text_out.splitlines()))
     keep = []
     passages = hit.get("passages")
     parts = passages or [{"line": hit.get("line"), "text": hit.get("excerpt") or ""}]

@@ -65,13 +65,13 @@ use anyhow::Result;
 
 pub use crate::core::{fit_to_budget, MAX_BUDGET, MIN_BUDGET};
 pub use crate::core::{
-    normalize_folder, parse_time, property_value, tag_key, Comparison, EngineError, FileKind,
-    Filters, IncomingLink, IndexOptions, IndexProgress, IndexReport, Limits, LinkSource,
-    LinksOptions, LinksQuery, LinksResponse, OutgoingLink, Passage, PdfLimits, PropertyFilter,
-    RelatedHit, RelatedOptions, RelatedResponse, Scope, SearchHit, SearchOptions, SearchResponse,
-    SkippedFile, Sort, Source, UnresolvedTarget, DEFAULT_MAX_NOTE_BYTES, DEFAULT_MAX_PDF_BYTES,
-    DEFAULT_PASSAGE_BYTES, DEFAULT_PORT, DEFAULT_RELATED_LIMIT, DEFAULT_SEARCH_PDF_BUDGET,
-    MAX_RELATED_LIMIT,
+    normalize_folder, parse_time, passage_bytes_within, property_value, tag_key, Comparison,
+    EngineError, FileKind, Filters, IncomingLink, IndexOptions, IndexProgress, IndexReport, Limits,
+    LinkSource, LinksOptions, LinksQuery, LinksResponse, OutgoingLink, Passage, PdfLimits,
+    PropertyFilter, RelatedHit, RelatedOptions, RelatedResponse, Scope, SearchHit, SearchOptions,
+    SearchResponse, SkippedFile, Sort, Source, UnresolvedTarget, DEFAULT_MAX_NOTE_BYTES,
+    DEFAULT_MAX_PDF_BYTES, DEFAULT_PASSAGE_BYTES, DEFAULT_PORT, DEFAULT_RELATED_LIMIT,
+    DEFAULT_SEARCH_PDF_BUDGET, MAX_RELATED_LIMIT,
 };
 pub use crate::pdf_child::extract_pdf_main;
 pub use crate::status::Status;

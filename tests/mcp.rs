@@ -238,7 +238,10 @@ fn search_notes_answers_structured_and_as_text() {
     assert_eq!(answer.total_results, answer.results.len());
     let t = text(&r);
     assert!(
-        t.contains("Dev/kotlin.md:6 — Kotlin\n  The gradle daemon kept a stale lock."),
+        // The passage: the short note whole, its lines indented under its place.
+        t.contains(
+            "Dev/kotlin.md:4-6 — Kotlin\n  # Kotlin\n\n  The gradle daemon kept a stale lock."
+        ),
         "{t}"
     );
 

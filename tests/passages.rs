@@ -92,7 +92,10 @@ fn passages_are_the_notes_own_lines_under_their_heading_path() {
         .unwrap();
     let p = &guide.passages[0];
     assert_eq!(p.heading.as_deref(), Some("Backup guide > Restore"));
-    assert!(p.text.starts_with("Stop the service first."), "{p:?}");
+    assert!(
+        p.text.contains("## Restore\nStop the service first."),
+        "{p:?}"
+    );
     assert!(p.text.contains("restore --from tape"), "{p:?}");
     assert!(!p.text.contains("tags"), "frontmatter is no passage: {p:?}");
     let giant = r
@@ -234,7 +237,7 @@ fn mcp_answers_within_the_budget_in_both_views_and_reads_a_section() {
     );
     let t = text(&r);
     assert!(
-        t.contains("Ops/backup.md:9-") && t.contains(" — Backup guide > Restore"),
+        t.contains("Ops/backup.md:4-20 — Backup guide > Restore"),
         "{t}"
     );
     assert!(t.contains("\n  Check the checksums afterwards."), "{t}");

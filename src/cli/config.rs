@@ -295,10 +295,11 @@ fn resolve_search(
     })
 }
 
-/// A passage's cap for a response of `budget` tokens: the default, more for a large budget
-/// (a quarter of it in bytes, so that the best hits can fill it with whole sections).
+/// A passage's cap for a response of `budget` tokens: the default without one; with one, twice
+/// the budget in bytes (the budget then decides how much of it each hit shows, best first).
 pub(crate) fn passage_bytes_for(budget: Option<usize>) -> usize {
-    const MOST: usize = 16 * 1024;
-    let default = crate::core::DEFAULT_PASSAGE_BYTES;
-    budget.map_or(default, |b| (b / 4).clamp(default, MOST))
+    budget.map_or(
+        crate::core::DEFAULT_PASSAGE_BYTES,
+        crate::core::passage_bytes_within,
+    )
 }

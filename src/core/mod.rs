@@ -23,11 +23,12 @@ pub use links::{
     IncomingLink, LinkSource, LinksOptions, LinksQuery, LinksResponse, OutgoingLink,
     UnresolvedTarget,
 };
-pub(crate) use options::{Caps, NoProgress};
 pub use options::{
-    IndexOptions, IndexProgress, Limits, PdfLimits, SearchOptions, Source, DEFAULT_MAX_NOTE_BYTES,
-    DEFAULT_MAX_PDF_BYTES, DEFAULT_PASSAGE_BYTES, DEFAULT_PORT, DEFAULT_SEARCH_PDF_BUDGET,
+    passage_bytes_within, IndexOptions, IndexProgress, Limits, PdfLimits, SearchOptions, Source,
+    DEFAULT_MAX_NOTE_BYTES, DEFAULT_MAX_PDF_BYTES, DEFAULT_PASSAGE_BYTES, DEFAULT_PORT,
+    DEFAULT_SEARCH_PDF_BUDGET,
 };
+pub(crate) use options::{Caps, NoProgress};
 #[cfg(feature = "mcp")]
 pub(crate) use related::{LinkCounts, NoteLinks};
 pub use related::{

@@ -151,6 +151,16 @@ pub struct SearchOptions {
     pub passage_bytes: usize,
 }
 
+/// The passage cap of a search whose answer is fitted to `budget` tokens: twice the budget in
+/// bytes, at least [`DEFAULT_PASSAGE_BYTES`], at most 16 KiB (measured: a budget of 1,500 shows
+/// the answer more often with 3,000-byte passages than with 1,500, at the same cost; see
+/// BENCHMARKS.md).
+pub fn passage_bytes_within(budget: usize) -> usize {
+    budget
+        .saturating_mul(2)
+        .clamp(DEFAULT_PASSAGE_BYTES, 16 * 1024)
+}
+
 /// The passage cap of a search that names none: a section of a few paragraphs (about 400
 /// tokens of English), chosen by measurement (docs/agents.md, "Passages").
 pub const DEFAULT_PASSAGE_BYTES: usize = 1500;

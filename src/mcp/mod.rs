@@ -24,6 +24,7 @@ mod note_links;
 mod overview;
 mod read_note;
 mod related;
+mod search_text;
 mod tools;
 
 use std::sync::Arc;

@@ -15,9 +15,7 @@ use serde::Deserialize;
 use super::args;
 use super::background::{Outcome, Phase};
 use super::context::Ctx;
-use crate::core::{ENGINE_OFFLINE, ENGINE_OMNISEARCH};
 use crate::dispatch::{self, Asked, OmnisearchFirst};
-use crate::text::terminal::escape_controls;
 use crate::{Filters, Scope, SearchOptions, SearchResponse, Sort, Source};
 
 /// Most hits one call may ask for: more would flood the conversation.
@@ -376,6 +374,8 @@ fn wait_for_first_build(
 /// Most tokens a caller may give one answer.
 pub(crate) const MAX_BUDGET: u64 = 100_000;
 
+pub(crate) use super::search_text::to_text;
+
 /// The structured answer plus its text, each within `budget` tokens (a client shows the model
 /// one or the other).
 fn answer(budget: usize, mut a: SearchResponse) -> CallToolResult {
@@ -389,85 +389,6 @@ fn answer(budget: usize, mut a: SearchResponse) -> CallToolResult {
     let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
     result.structured_content = serde_json::to_value(&a).ok();
     result
-}
-
-/// `path:line — heading — excerpt`, one line per hit, after a header naming the engine.
-pub(crate) fn to_text(a: &SearchResponse) -> String {
-    let mut out = String::new();
-    for w in &a.warnings {
-        let _ = writeln!(out, "note: {}", escape_controls(w));
-    }
-    if a.stale {
-        out.push_str("note: another process is updating the index; results may be stale\n");
-    }
-    if a.engine == ENGINE_OFFLINE {
-        let why = escape_controls(a.error.as_deref().unwrap_or("no answer"));
-        let _ = writeln!(
-            out,
-            "Omnisearch did not answer ({why}): nothing was searched. Use source=auto or local."
-        );
-        return out;
-    }
-    if a.results.is_empty() {
-        let _ = writeln!(
-            out,
-            "No notes match \"{}\" ({}). Try fewer words or other words (a synonym, the \
-             English or German term){}.",
-            escape_controls(&super::clean::shortened(&a.query, 80)),
-            a.engine,
-            if a.engine == ENGINE_OMNISEARCH {
-                "; Omnisearch needs every word, source=local does not"
-            } else {
-                ""
-            }
-        );
-        return out;
-    }
-    let _ = writeln!(
-        out,
-        "{} hits ({}); answer from a passage, citing path:line-end, or read_note(path, heading):",
-        a.total_results, a.engine
-    );
-    for h in &a.results {
-        // A name's newline or control is shown escaped (the structured content carries the
-        // path as it is).
-        out.push_str(&escape_controls(&h.path));
-        if let Some(p) = h.passages.first() {
-            // The passage's lines, indented, under `path:first-last — heading`.
-            match (p.line, p.end_line) {
-                (Some(a), Some(b)) if a < b => {
-                    let _ = write!(out, ":{a}-{b}");
-                }
-                (Some(a), _) => {
-                    let _ = write!(out, ":{a}");
-                }
-                _ => {}
-            }
-            if let Some(page) = p.page {
-                let _ = write!(out, " (page {page})");
-            }
-            if let Some(heading) = &p.heading {
-                let _ = write!(out, " — {}", one_line(heading));
-            }
-            out.push_str(if p.cut { " (cut)\n" } else { "\n" });
-            for line in p.text.split('\n') {
-                let _ = writeln!(out, "  {}", escape_controls(line));
-            }
-            continue;
-        }
-        if let Some(l) = h.line {
-            let _ = write!(out, ":{l}");
-        }
-        if let Some(heading) = &h.heading {
-            let _ = write!(out, " — {}", one_line(heading));
-        }
-        let _ = writeln!(out, " — {}", one_line(&h.excerpt));
-    }
-    out
-}
-
-fn one_line(s: &str) -> String {
-    escape_controls(&s.split_whitespace().collect::<Vec<_>>().join(" ")).into_owned()
 }
 
 /// `index_status`: [`crate::status::status`] plus what the background build is doing.

@@ -154,7 +154,9 @@ fn enrich_from_note(
             heading_above: None,
         };
         if passage_bytes > 0 {
-            hit.passages = passage::passage(&src, passage_bytes).into_iter().collect();
+            hit.passages = passage::passage(&src, passage_bytes)
+                .map(|p| passage::with_lead(&text, meta.body_start, true, p))
+                .unwrap_or_default();
         }
     }
     hit.tags = meta.tags;

@@ -18,6 +18,7 @@ pub(crate) mod properties;
 pub(crate) mod scan;
 pub(crate) mod terminal;
 pub(crate) mod tokens;
+pub(crate) mod walk;
 
 /// File name without its extension, from a `/`-separated path.
 pub(crate) fn stem_of(path: &str) -> String {

@@ -5,7 +5,7 @@
 //! frontmatter, not inside a fenced code block. A section runs to the next heading of its
 //! level or a higher one (its sub-sections are part of it).
 
-use super::passage::Walk;
+use super::walk::Walk;
 
 /// One heading of a note and the section it opens.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -17,6 +17,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::text::walk::{ceil_boundary, floor_boundary, line_after_or_at, Walk};
 use crate::text::{comments, note};
 
 /// A stretch of a note's own lines that answers the query: `text` is lines `line` to
@@ -162,18 +163,67 @@ pub(crate) fn passage(src: &Source, max_bytes: usize) -> Option<Passage> {
         lines.push((s, e, heading.map(|(l, _)| l), fenced));
     }
     let first = section_from.min(lines.len());
-    let focus = match_idx.max(first);
-    let stretch: Vec<Line> = blocks(text, &lines[first..], first, &number);
-    if stretch.is_empty() {
+    if first >= lines.len() {
         return None;
     }
-    let end = section_end.map_or(stretch.len(), |e| e.saturating_sub(first));
-    let (a, b, cut) = choose(&stretch, focus - first, end, max_bytes);
+    let focus = match_idx.max(first);
+    let stretch: Vec<Line> = blocks(text, &lines, 0, &number);
+    let end = section_end.unwrap_or(stretch.len());
+    let (a, b, cut) = choose(&stretch, focus, (first, end), max_bytes);
     render(src, &stretch[a..=b], at, max_bytes, cut, heading_path)
 }
 
+/// Most bytes of a note's lead passage ([`with_lead`]).
+pub(crate) const LEAD_BYTES: usize = 400;
+
+/// `main` and, when it does not already show it, the note's lead: the first paragraph of its
+/// body (after the frontmatter and a title heading), where a note mostly says what it is about
+/// — what a question's answer leans on as often as the passage at its words. `text` is the
+/// whole note from its start (a window of a giant note has no lead to show).
+pub(crate) fn with_lead(text: &str, floor: usize, markdown: bool, main: Passage) -> Vec<Passage> {
+    let mut walk = Walk::new(text, floor.min(text.len()));
+    let mut number = text[..floor.min(text.len())].matches('\n').count() as u64 + 1;
+    let mut first = None;
+    while let Some((s, e, code)) = walk.next_line(text.len()) {
+        let line = &text[s..e];
+        if !line.trim().is_empty() && (code || note::heading(line).is_none()) {
+            first = Some((s, number));
+            break;
+        }
+        number += 1;
+        if s > floor + LEAD_BYTES * 4 {
+            break;
+        }
+    }
+    let Some((at, line_at)) = first else {
+        return vec![main];
+    };
+    let shown = |n: u64| {
+        main.line
+            .zip(main.end_line)
+            .is_some_and(|(a, b)| a <= n && n <= b)
+    };
+    if shown(line_at) {
+        return vec![main];
+    }
+    let src = Source {
+        text,
+        floor,
+        at,
+        line_at,
+        markdown,
+        heading_above: None,
+    };
+    match passage(&src, LEAD_BYTES) {
+        // Overlapping lines are shown once, in the best passage.
+        Some(lead) if lead.end_line.is_some_and(|e| !shown(e)) && !lead.cut => vec![main, lead],
+        _ => vec![main],
+    }
+}
+
 /// Numbers the lines and groups them into blocks: a run of non-blank lines, a fenced code
-/// block (blank lines inside it included), a heading alone.
+/// block (blank lines inside it included), a heading with the block after it (a heading is
+/// never shown without its first lines).
 fn blocks(
     text: &str,
     lines: &[(usize, usize, Option<u8>, bool)],
@@ -183,16 +233,22 @@ fn blocks(
     let mut out = Vec::with_capacity(lines.len());
     let mut block = 0usize;
     let mut open = false;
+    // After a heading, until the first line with text.
+    let mut headed = false;
     for (i, &(s, e, heading, fenced)) in lines.iter().enumerate() {
         let blank = !fenced && text[s..e].trim().is_empty();
-        let id = if blank {
+        let id = if blank && headed {
+            Some(block)
+        } else if blank {
             open = false;
             None
         } else if heading.is_some() {
             block += 1;
-            open = false;
+            open = true;
+            headed = true;
             Some(block)
         } else {
+            headed = false;
             if !open {
                 block += 1;
                 open = true;
@@ -211,10 +267,15 @@ fn blocks(
 
 /// The lines `a..=b` of the passage around line `m`, and whether a block was cut: the
 /// match's block whole when it fits, grown by whole blocks below and above in turn within its
-/// section (the lines before `section_end`), then, the section whole, on into the sections
-/// after it (an answer often reads on: a short section that names the question, the next that
-/// answers it); else the lines around the match.
-fn choose(lines: &[Line], m: usize, section_end: usize, max_bytes: usize) -> (usize, usize, bool) {
+/// section (the lines `section.0..section.1`), then, the section whole, on into the sections
+/// around it, below first (an answer often reads on: a short section that names the question,
+/// the next that answers it; a short note is shown whole); else the lines around the match.
+fn choose(
+    lines: &[Line],
+    m: usize,
+    section: (usize, usize),
+    max_bytes: usize,
+) -> (usize, usize, bool) {
     let size = |a: usize, b: usize| lines[b].end.saturating_sub(lines[a].start);
     // A blank focus line (a match cannot be on one, but a heading's section may start with
     // one) moves to the next line with text.
@@ -257,31 +318,30 @@ fn choose(lines: &[Line], m: usize, section_end: usize, max_bytes: usize) -> (us
         return (a, b, true);
     }
     // Whole blocks: the next one below, then the one above, while they fit.
-    let (mut down, mut up) = (true, true);
-    let mut below = true;
-    let section = &lines[..section_end.max(b + 1).min(lines.len())];
-    while down || up {
-        if below && down {
-            match next_block_end(section, b) {
-                Some(nb) if size(a, nb) <= max_bytes => b = nb,
-                _ => down = false,
+    let within = &lines[..section.1.max(b + 1).min(lines.len())];
+    let above = |a: usize, floor: usize| prev_block_start(lines, a).filter(|&na| na >= floor);
+    let grow = |a: &mut usize, b: &mut usize, below: &[Line], floor: usize| {
+        let (mut down, mut up) = (true, true);
+        let mut turn_below = true;
+        while down || up {
+            if turn_below && down {
+                match next_block_end(below, *b) {
+                    Some(nb) if size(*a, nb) <= max_bytes => *b = nb,
+                    _ => down = false,
+                }
+            } else if up {
+                match above(*a, floor) {
+                    Some(na) if size(na, *b) <= max_bytes => *a = na,
+                    _ => up = false,
+                }
             }
-        } else if up {
-            match prev_block_start(lines, a) {
-                Some(na) if size(na, b) <= max_bytes => a = na,
-                _ => up = false,
-            }
+            turn_below = !turn_below;
         }
-        below = !below;
-    }
-    // The section is whole: read on past its end while whole blocks fit.
-    if prev_block_start(lines, a).is_none() && next_block_end(section, b).is_none() {
-        while let Some(nb) = next_block_end(lines, b) {
-            if size(a, nb) > max_bytes {
-                break;
-            }
-            b = nb;
-        }
+    };
+    grow(&mut a, &mut b, within, section.0);
+    // The section is whole: on into the sections around it while whole blocks fit.
+    if above(a, section.0).is_none() && next_block_end(within, b).is_none() {
+        grow(&mut a, &mut b, lines, 0);
     }
     (a, b, false)
 }
@@ -383,94 +443,6 @@ fn render(
         text: body.join("\n"),
         cut,
     })
-}
-
-/// Walks the lines of a text, knowing which lie in a fenced code block (CommonMark: a fence
-/// of three or more backticks or tildes, closed by a fence of the same character at least as
-/// long, indented at most three spaces).
-pub(crate) struct Walk<'a> {
-    text: &'a str,
-    at: usize,
-    fence: Option<(u8, usize)>,
-}
-
-impl<'a> Walk<'a> {
-    pub(crate) fn new(text: &'a str, at: usize) -> Walk<'a> {
-        Walk {
-            text,
-            at,
-            fence: None,
-        }
-    }
-
-    /// The next line before `hi`: its start, the end of its text, and whether it is code
-    /// (inside a fence, or a fence's own line).
-    pub(crate) fn next_line(&mut self, hi: usize) -> Option<(usize, usize, bool)> {
-        if self.at >= hi {
-            return None;
-        }
-        let s = self.at;
-        let rest = &self.text.as_bytes()[s..hi];
-        let len = memchr::memchr(b'\n', rest).unwrap_or(rest.len());
-        let mut e = s + len;
-        self.at = (e + 1).min(hi.max(e));
-        if self.at <= s {
-            self.at = hi;
-        }
-        if e > s && self.text.as_bytes()[e - 1] == b'\r' {
-            e -= 1;
-        }
-        let line = &self.text.as_bytes()[s..e];
-        let indent = line.iter().take_while(|&&c| c == b' ').count();
-        let marker = (indent <= 3)
-            .then(|| {
-                let c = *line.get(indent)?;
-                let n = line[indent..].iter().take_while(|&&x| x == c).count();
-                ((c == b'`' || c == b'~') && n >= 3).then_some((c, n))
-            })
-            .flatten();
-        let code = match (self.fence, marker) {
-            (Some((c, n)), Some((mc, mn)))
-                if mc == c
-                    && mn >= n
-                    && line[indent + mn..].iter().all(u8::is_ascii_whitespace) =>
-            {
-                self.fence = None;
-                true
-            }
-            (Some(_), _) => true,
-            (None, Some(m)) => {
-                self.fence = Some(m);
-                true
-            }
-            (None, None) => false,
-        };
-        Some((s, e, code))
-    }
-}
-
-/// The start of the first line at or after `i` (i itself when a line starts there).
-fn line_after_or_at(text: &str, i: usize) -> usize {
-    if i == 0 || text.as_bytes().get(i - 1) == Some(&b'\n') {
-        return i;
-    }
-    text[i..].find('\n').map_or(text.len(), |n| i + n + 1)
-}
-
-fn floor_boundary(s: &str, mut i: usize) -> usize {
-    i = i.min(s.len());
-    while !s.is_char_boundary(i) {
-        i -= 1;
-    }
-    i
-}
-
-fn ceil_boundary(s: &str, mut i: usize) -> usize {
-    i = i.min(s.len());
-    while !s.is_char_boundary(i) {
-        i += 1;
-    }
-    i
 }
 
 #[cfg(test)]

@@ -35,32 +35,38 @@ const NOTE: &str = "---\ntags: [x]\n---\n# Guide\nintro words\n\n## Install\nrun
 
 #[test]
 fn a_section_is_shown_whole_under_its_heading_path() {
-    let p = cut(NOTE, "then reboot", 60);
+    let p = cut(NOTE, "then reboot", 70);
     assert_eq!(p.heading.as_deref(), Some("Guide > Install"));
     assert_eq!(
         p.text,
-        "run the installer\nthen reboot\n\n- step one\n- step two"
+        "## Install\nrun the installer\nthen reboot\n\n- step one\n- step two"
     );
-    assert_eq!((p.line, p.end_line), (Some(8), Some(12)));
+    assert_eq!((p.line, p.end_line), (Some(7), Some(12)));
     assert!(!p.cut);
     assert_real_lines(NOTE, &p);
 }
 
 #[test]
 fn a_whole_section_reads_on_into_the_next_while_blocks_fit() {
-    let p = cut(NOTE, "then reboot", 1000);
+    let p = cut(NOTE, "then reboot", 90);
     assert_eq!(
         p.text,
-        "run the installer\nthen reboot\n\n- step one\n- step two\n\n## Usage\nuse it daily"
+        "## Install\nrun the installer\nthen reboot\n\n- step one\n- step two\n\n## Usage\nuse it daily"
     );
-    // Never above its own section: the intro stays out.
+    // Below first: the intro above stays out while there is no room for it.
     assert!(!p.text.contains("intro"));
+    assert_real_lines(NOTE, &p);
+    // A short note is shown whole (its body: the frontmatter is no passage).
+    let p = cut(NOTE, "then reboot", 1000);
+    assert!(p.text.starts_with("# Guide\nintro words\n"), "{p:?}");
+    assert!(p.text.ends_with("use it daily"), "{p:?}");
+    assert_eq!(p.heading.as_deref(), Some("Guide > Install"));
     assert_real_lines(NOTE, &p);
 }
 
 #[test]
 fn a_match_on_a_heading_shows_the_section_it_heads() {
-    let p = cut(NOTE, "Usage", 1000);
+    let p = cut(NOTE, "Usage", 20);
     assert_eq!(p.heading.as_deref(), Some("Guide > Usage"));
     assert_eq!(p.text, "use it daily");
     assert_eq!(p.line, Some(15));
@@ -68,8 +74,9 @@ fn a_match_on_a_heading_shows_the_section_it_heads() {
 
 #[test]
 fn a_small_cap_keeps_the_match_block_and_grows_by_whole_blocks() {
-    let p = cut(NOTE, "then reboot", 30);
-    assert_eq!(p.text, "run the installer\nthen reboot");
+    // A heading comes with the lines after it.
+    let p = cut(NOTE, "then reboot", 45);
+    assert_eq!(p.text, "## Install\nrun the installer\nthen reboot");
     assert!(!p.cut);
     let p = cut(NOTE, "then reboot", 12);
     assert!(p.cut);
@@ -93,7 +100,7 @@ fn a_hash_inside_a_code_fence_is_no_heading() {
         "# Deploy\nrun this:\n````bash\n# not a heading\n```\nstill code\n````\nafter the fence\n";
     let p = cut(text, "after the fence", 1000);
     assert_eq!(p.heading.as_deref(), Some("Deploy"));
-    assert!(p.text.starts_with("run this:"), "{p:?}");
+    assert!(p.text.starts_with("# Deploy\nrun this:"), "{p:?}");
     assert_real_lines(text, &p);
 }
 
@@ -101,8 +108,8 @@ fn a_hash_inside_a_code_fence_is_no_heading() {
 fn comments_are_hidden_and_lines_keep_their_numbers() {
     let text = "# A\nkeep %% secret\nstill secret %% this\nand <!-- gone --> that\n";
     let p = cut(text, "that", 1000);
-    assert_eq!(p.text, "keep\n this\nand  that");
-    assert_eq!((p.line, p.end_line), (Some(2), Some(4)));
+    assert_eq!(p.text, "# A\nkeep\n this\nand  that");
+    assert_eq!((p.line, p.end_line), (Some(1), Some(4)));
 }
 
 #[test]
@@ -124,7 +131,7 @@ fn cjk_and_crlf_text_is_cut_on_character_boundaries() {
     let text = "# 标题\r\n第一行文字\r\n\r\n第二行有答案\r\n";
     let p = cut(text, "答案", 1000);
     assert_eq!(p.heading.as_deref(), Some("标题"));
-    assert_eq!(p.text, "第一行文字\n\n第二行有答案");
+    assert_eq!(p.text, "# 标题\n第一行文字\n\n第二行有答案");
     let p = cut(text, "答案", 7);
     assert!(p.cut);
 }

@@ -151,12 +151,13 @@ fn passage_of(kind: FileKind, body: &str, shown: &show::Shown, max_bytes: usize)
     };
     if !kind.text_is_file() {
         (p.line, p.end_line) = (None, None);
+        if !kind.has_headings() {
+            p.heading = None;
+        }
+        p.page = kind.page_at(body, pos);
+        return vec![p];
     }
-    if !kind.has_headings() {
-        p.heading = None;
-    }
-    p.page = kind.page_at(body, pos);
-    vec![p]
+    passage::with_lead(body, shown.text_start, kind.is_markdown(), p)
 }
 
 /// The query terms a note matched, and every variant of them to highlight.
