@@ -37,7 +37,8 @@ def moc_vault(root, extra_notes=0):
     rnd = random.Random(1)
     (root / "Projects").mkdir(parents=True)
     for i in range(3000):
-        links = " ".join(f"[[{project(rnd.randrange(3000))}]]" for _ in range(2))
+        # Linked to each other only in the build vault: in the map's own, only it links them.
+        links = " ".join(f"[[{project(rnd.randrange(3000))}]]" for _ in range(2 * bool(extra_notes)))
         words = " ".join(rnd.choice(WORDS) for _ in range(200))
         (root / "Projects" / f"{project(i)}.md").write_text(f"# {i}\n{words}\n{links}\n")
     for i in range(extra_notes):
@@ -90,7 +91,8 @@ def mcp_overview_rss(binary, vault, cache):
     p.stdin.flush()
     answer = json.loads(p.stdout.readline())
     p.stdin.close()
-    _, err = p.communicate()
+    err = p.stderr.read()
+    p.wait()
     m = re.search(rb"Maximum resident set size \(kbytes\): (\d+)", err)
     text = answer["result"]["content"][0]["text"].splitlines()
     return int(m.group(1)) / 1024, [l for l in text if "links" in l]

@@ -7,6 +7,9 @@ use std::time::{Duration, SystemTime};
 
 use vault_search::LinksResponse;
 
+use serde_json::json;
+
+use crate::mcp::{text, Session};
 use crate::util::{assert_ok, Env};
 
 fn links(env: &Env, args: &[&str]) -> LinksResponse {
@@ -108,6 +111,12 @@ fn links_still_cut_are_warned_about() {
         );
         assert_eq!(w.len(), 2, "{w:?}");
     }
+    // The overview counts them.
+    let mut s = Session::ready(&env, &[]);
+    let r = s.call("vault_overview", json!({}));
+    assert_eq!(r["structuredContent"]["links"]["cut_notes"], 2, "{r}");
+    assert!(text(&r).contains("the links of 2 notes are cut"), "{r}");
+    assert_eq!(s.finish(), Some(0));
 }
 
 fn set_mtime(path: &std::path::Path, t: SystemTime) {
