@@ -172,9 +172,53 @@ pub(crate) fn highlight_words(text: &str, forms: &[String]) -> String {
 
 /// Writes `--json`: pretty-printed, non-ASCII kept as is, every control character (C0 by
 /// serde, C1 and bidi controls by [`crate::core::escape_json_controls`]) as a `\u` escape.
+/// Streamed in pieces of about 64 KiB: a `links --unresolved` of 500 MB is never held whole.
 pub(crate) fn write_json<T: Serialize>(w: &mut dyn Write, value: &T) -> io::Result<()> {
-    w.write_all(&json_bytes(value, true)?)?;
-    writeln!(w)
+    let mut escaped = Escaped {
+        out: w,
+        pending: Vec::with_capacity(2 * PIECE),
+    };
+    serde_json::to_writer_pretty(&mut escaped, value)?;
+    escaped.flush_upto(escaped.pending.len())?;
+    writeln!(escaped.out)
+}
+
+/// Bytes of JSON escaped and written at a time.
+const PIECE: usize = 64 * 1024;
+
+/// A writer escaping the control characters of the JSON written through it, a piece at a
+/// time, each cut between two characters (a character's bytes are escaped together).
+struct Escaped<'w> {
+    out: &'w mut dyn Write,
+    pending: Vec<u8>,
+}
+
+impl Escaped<'_> {
+    /// Escapes and writes the first `end` pending bytes (moved back to a character's start).
+    fn flush_upto(&mut self, mut end: usize) -> io::Result<()> {
+        while end > 0 && end < self.pending.len() && (self.pending[end] & 0xc0) == 0x80 {
+            end -= 1;
+        }
+        let rest = self.pending.split_off(end);
+        let piece = std::mem::replace(&mut self.pending, rest);
+        self.out
+            .write_all(&crate::core::escape_json_controls(piece))
+    }
+}
+
+impl Write for Escaped<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.pending.extend_from_slice(buf);
+        if self.pending.len() >= PIECE {
+            // The last character stays: its bytes may not all be written yet.
+            self.flush_upto(self.pending.len() - 1)?;
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
 }
 
 /// The `--json` bytes of `value`, pretty-printed or on one line (a budgeted answer: an agent's
@@ -191,6 +235,20 @@ pub(crate) fn json_bytes<T: Serialize>(value: &T, pretty: bool) -> io::Result<Ve
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn json_is_escaped_across_pieces() {
+        // Controls straddling every piece boundary: the same bytes as escaping it whole.
+        let text: String = "ab\u{9b}é\u{202e}".repeat(PIECE / 3);
+        let mut out = Vec::new();
+        write_json(&mut out, &vec![text.clone(), text]).unwrap();
+        let whole =
+            serde_json::to_vec_pretty(&vec!["ab\u{9b}é\u{202e}".repeat(PIECE / 3); 2]).unwrap();
+        let mut expected = crate::core::escape_json_controls(whole);
+        expected.push(b'\n');
+        assert_eq!(out, expected);
+        assert!(!String::from_utf8(out).unwrap().contains('\u{9b}'));
+    }
 
     #[test]
     fn highlights_matched_forms() {

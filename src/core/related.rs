@@ -81,4 +81,6 @@ pub(crate) struct LinkCounts {
     pub(crate) links: u64,
     pub(crate) broken: u64,
     pub(crate) orphans: u64,
+    /// Notes whose stored links were cut (links past a note's cap, or one too long to keep).
+    pub(crate) cut: u64,
 }

@@ -6,7 +6,8 @@
 //! carry a small stored table of *checkpoints* (every [`CHECKPOINT_EVERY`] tokens: token
 //! position, byte offset, line, the last heading line before it and whether it lies in a code
 //! fence). A position is mapped to a byte by tokenizing only from the checkpoint before it to
-//! the one after it; a smaller note is tokenized up to the position only. Either way the work
+//! the one after it; a smaller note is tokenized up to the position only. A table longer than
+//! a field's value holds is stored as several ([`parts`], [`join`]). Either way the work
 //! per hit is bounded by a constant, not by the note's size; [`work`] counts it so tests can
 //! assert that.
 
@@ -100,6 +101,30 @@ pub(crate) fn checkpoints(
         fence: u32::from(exact),
     };
     encode(std::iter::once(header).chain(rows))
+}
+
+/// The most bytes of one value of the table's field: tantivy keeps at most 65,535 bytes of a
+/// fast field's value, silently, and a 10 MB note's table takes hundreds of KB. A whole number
+/// of rows.
+const PART_BYTES: usize = u16::MAX as usize / CHECKPOINT_BYTES * CHECKPOINT_BYTES;
+
+/// The values a table is stored as: itself while it fits a value (most tables), else parts of
+/// [`PART_BYTES`], in order.
+pub(crate) fn parts(table: Vec<u8>) -> Vec<Vec<u8>> {
+    if table.len() <= PART_BYTES {
+        return vec![table];
+    }
+    table.chunks(PART_BYTES).map(<[u8]>::to_vec).collect()
+}
+
+/// The table of a note from its values, in any order. Every row after the header lies further
+/// in the text than the one before, so the parts are put in order by their last rows' offsets.
+pub(crate) fn join(mut values: Vec<Vec<u8>>) -> Vec<u8> {
+    if values.len() == 1 {
+        return values.pop().unwrap_or_default();
+    }
+    values.sort_by_key(|v| rows(v).last().map(|r| r.offset));
+    values.concat()
 }
 
 pub(in crate::local) fn encode(rows: impl Iterator<Item = Checkpoint>) -> Vec<u8> {
@@ -402,6 +427,22 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn a_long_table_is_split_and_joined_back() {
+        let table = encode((0..10_000u32).map(|i| Checkpoint {
+            pos: i * 256,
+            offset: i * 1000 + 7,
+            line: i,
+            heading: NO_HEADING,
+            fence: 0,
+        }));
+        let mut parts = parts(table.clone());
+        assert!(parts.len() > 1 && parts.iter().all(|p| p.len() <= u16::MAX as usize));
+        parts.reverse();
+        assert_eq!(join(parts), table);
+        assert_eq!(join(vec![table.clone()]), table);
     }
 
     #[test]

@@ -106,12 +106,21 @@ impl Stored {
         self.text(self.fields.body)
     }
 
-    /// The checkpoint table (empty for a small note).
-    pub(in crate::local) fn checkpoints(&self) -> &[u8] {
-        self.doc
-            .get_first(self.fields.checkpoints)
-            .and_then(|v| v.as_bytes())
-            .unwrap_or_default()
+    /// The checkpoint table (empty for a small note), joined from its parts.
+    pub(in crate::local) fn checkpoints(&self) -> std::borrow::Cow<'_, [u8]> {
+        let mut values = self
+            .doc
+            .get_all(self.fields.checkpoints)
+            .filter_map(|v| v.as_bytes());
+        let Some(first) = values.next() else {
+            return std::borrow::Cow::Borrowed(&[]);
+        };
+        let rest: Vec<&[u8]> = values.collect();
+        if rest.is_empty() {
+            return std::borrow::Cow::Borrowed(first);
+        }
+        let all = std::iter::once(first).chain(rest).map(<[u8]>::to_vec);
+        std::borrow::Cow::Owned(crate::local::checkpoint::join(all.collect()))
     }
 
     /// The content hash the indexer recorded.

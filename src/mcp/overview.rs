@@ -64,6 +64,14 @@ pub(crate) fn vault_overview(ctx: &Ctx) -> CallToolResult {
             );
             structured["links"] =
                 json!({"links": c.links, "broken": c.broken, "orphans": c.orphans});
+            if c.cut > 0 {
+                let _ = writeln!(
+                    text,
+                    "warning: the links of {} notes are cut (`links --orphans` names them)",
+                    c.cut
+                );
+                structured["links"]["cut_notes"] = json!(c.cut);
+            }
         }
         None => {
             text.push_str("links: not counted (the index can't be read)\n");

@@ -158,7 +158,9 @@ pub(in crate::local) fn note_document(
     doc.add_text(fields.body, text);
     doc.add_bytes(fields.hash, hash.to_vec());
     if !table.is_empty() {
-        doc.add_bytes(fields.checkpoints, table);
+        for part in checkpoint::parts(table) {
+            doc.add_bytes(fields.checkpoints, part);
+        }
     }
     doc
 }
@@ -178,5 +180,8 @@ fn add_links(fields: &Fields, doc: &mut NoteDoc, links: &[Link]) {
     for k in keys {
         doc.add_text(fields.link_keys, k);
     }
-    doc.add_bytes(fields.links, codec::encode(links));
+    let at_most = links.len() >= text_links::MAX_LINKS;
+    for value in codec::encode(links, at_most) {
+        doc.add_bytes(fields.links, value);
+    }
 }

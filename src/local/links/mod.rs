@@ -28,7 +28,7 @@ pub(crate) use select::{allowed_docs, count_incoming};
 pub(crate) use vault::UnknownNote;
 
 use anyhow::{Context, Result};
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeSet, HashMap};
 use tantivy::{DocAddress, Searcher};
 
 use crate::core::{
@@ -38,9 +38,6 @@ use crate::local::schema::{self, Fields};
 use crate::local::stored::Stored;
 use crate::text::links::Link;
 use vault::{linking, Vault};
-
-/// A document: its address, path and links.
-type Doc = (DocAddress, String, Vec<Link>);
 
 /// Answers `query` from `searcher`, the index of the vault at `dir`, into `response`.
 pub(crate) fn answer(
@@ -57,10 +54,13 @@ pub(crate) fn answer(
         let mut vault = Vault::keyed(searcher, fields, dir, std::iter::once(key.as_str()))?
             .listing_attachments();
         let path = vault.find_note(name)?;
-        let links = match vault.doc_of(&path) {
-            Some(addr) => read::links_at(searcher, fields, addr)?,
-            None => Vec::new(),
+        let (links, cut) = match vault.doc_of(&path) {
+            Some(addr) => read::links_and_cut(searcher, fields, addr)?,
+            None => Default::default(),
         };
+        if cut.any() {
+            response.warnings.push(cut.warning(&path));
+        }
         let keys: BTreeSet<String> = links
             .iter()
             .filter(|l| !l.target.is_empty())
@@ -76,14 +76,68 @@ pub(crate) fn answer(
         response.note = Some(path);
         return Ok(());
     }
-    let docs = read::documents(searcher, fields, true)?;
-    let mut vault = Vault::new(dir, docs.iter().map(|(_, p, _)| p.as_str()));
+    let docs = read::paths(searcher, fields)?;
+    let mut vault = Vault::new(dir, docs.iter().map(|(_, p)| p.as_str()));
+    let mut cut = Vec::new();
     match query {
         LinksQuery::Note(_) => {}
-        LinksQuery::Unresolved => response.unresolved = Some(unresolved(&mut vault, &docs)),
-        LinksQuery::Orphans => response.orphans = Some(orphans(&mut vault, &docs)),
+        LinksQuery::Unresolved => {
+            let groups = unresolved(searcher, fields, &mut vault, &docs, &mut cut)?;
+            response.unresolved = Some(groups);
+        }
+        LinksQuery::Orphans => {
+            let touched = touched(searcher, fields, &mut vault, &docs, &mut cut)?;
+            response.orphans = Some(orphans(&docs, &touched).map(str::to_string).collect());
+        }
     }
+    response.warnings.extend(cut_warnings(cut));
     Ok(())
+}
+
+/// The warnings about the notes whose links were cut: a few named, the rest counted.
+fn cut_warnings(mut cut: Vec<String>) -> Vec<String> {
+    const NAMED: usize = 5;
+    cut.sort_unstable();
+    let more = cut.len().saturating_sub(NAMED);
+    cut.truncate(NAMED);
+    if more > 0 {
+        cut.push(format!("and {more} more notes whose links are cut"));
+    }
+    cut
+}
+
+/// Calls `found(i, link, resolved)` for every link with a target of every document `docs[i]`,
+/// with the path it resolves to now: one note's links decoded at a time, never the vault's
+/// at once. A note whose stored links were cut adds its warning to `cut`.
+fn each_resolved(
+    searcher: &Searcher,
+    fields: &Fields,
+    vault: &mut Vault<'_>,
+    docs: &[(DocAddress, String)],
+    cut: &mut Vec<String>,
+    mut found: impl FnMut(usize, codec::LinkRef<'_>, Option<String>),
+) -> Result<()> {
+    read::each_links_value(searcher, fields, docs, |i, bytes| {
+        let c = codec::cut_of([bytes]);
+        if c.any() {
+            cut.push(c.warning(&docs[i].1));
+        }
+        codec::each(bytes, |l| {
+            if l.target.is_empty() {
+                return;
+            }
+            // Resolution reads the target only.
+            let link = Link {
+                target: l.target.to_string(),
+                subpath: String::new(),
+                text: String::new(),
+                line: l.line,
+                embed: l.embed,
+            };
+            let to = vault.resolve(&link, &docs[i].1);
+            found(i, l, to);
+        });
+    })
 }
 
 fn kind(link: &Link) -> String {
@@ -140,63 +194,127 @@ fn incoming(
     Ok(out)
 }
 
+/// A broken link while they are gathered: its source's rank among the paths, its line, and
+/// which spelling of its group's target it writes.
+type Broken = (u32, u32, u32);
+
 /// The links that name no file, grouped by target (without case or `.md`), targets in order.
 /// A group is named as its first source (by path, then line) writes the target, and lists its
-/// sources in that order: the same answer whatever order the index holds the notes in.
-fn unresolved(vault: &mut Vault<'_>, docs: &[Doc]) -> Vec<UnresolvedTarget> {
-    let mut broken: Vec<(String, &String, u32, &String)> = Vec::new();
-    for (_, source, links) in docs {
-        for link in links {
-            if link.target.is_empty() || vault.resolve(link, source).is_some() {
-                continue;
+/// sources in that order: the same answer whatever order the index holds the notes in. Only
+/// the groups are kept while the links are read (a target's spellings, 12 bytes a link).
+fn unresolved(
+    searcher: &Searcher,
+    fields: &Fields,
+    vault: &mut Vault<'_>,
+    docs: &[(DocAddress, String)],
+    cut: &mut Vec<String>,
+) -> Result<Vec<UnresolvedTarget>> {
+    let mut by_path: Vec<u32> = (0..docs.len() as u32).collect();
+    by_path.sort_unstable_by(|&a, &b| docs[a as usize].1.cmp(&docs[b as usize].1));
+    let mut rank = vec![0u32; docs.len()];
+    for (r, &i) in by_path.iter().enumerate() {
+        rank[i as usize] = r as u32;
+    }
+    let mut groups: HashMap<String, (Vec<String>, Vec<Broken>)> = HashMap::new();
+    each_resolved(searcher, fields, vault, docs, cut, |i, link, to| {
+        if to.is_some() {
+            return;
+        }
+        // `[[Note]]` and `[n](Note.md)` name the same missing note.
+        let lower = link.target.to_lowercase();
+        let key = lower.strip_suffix(".md").unwrap_or(&lower);
+        let (spellings, sources) = match groups.get_mut(key) {
+            Some(g) => g,
+            None => groups.entry(key.to_string()).or_default(),
+        };
+        let spelling = match spellings.iter().position(|s| s == link.target) {
+            Some(p) => p,
+            None => {
+                spellings.push(link.target.to_string());
+                spellings.len() - 1
             }
-            // `[[Note]]` and `[n](Note.md)` name the same missing note.
-            let lower = link.target.to_lowercase();
-            let key = lower.strip_suffix(".md").unwrap_or(&lower).to_string();
-            broken.push((key, source, link.line, &link.target));
-        }
-    }
-    broken.sort_unstable();
-    let mut groups: Vec<(String, UnresolvedTarget)> = Vec::new();
-    for (key, source, line, target) in broken {
-        if groups.last().is_none_or(|(k, _)| *k != key) {
-            let group = UnresolvedTarget {
-                target: target.clone(),
-                sources: Vec::new(),
-            };
-            groups.push((key, group));
-        }
-        if let Some((_, group)) = groups.last_mut() {
-            group.sources.push(LinkSource {
-                source: source.clone(),
+        };
+        sources.push((rank[i], link.line, spelling as u32));
+    })?;
+    let mut keys: Vec<String> = groups.keys().cloned().collect();
+    keys.sort_unstable();
+    let mut out = Vec::with_capacity(keys.len());
+    for key in keys {
+        let Some((spellings, mut sources)) = groups.remove(&key) else {
+            continue;
+        };
+        sources.sort_unstable_by(|a, b| {
+            (a.0, a.1, &spellings[a.2 as usize]).cmp(&(b.0, b.1, &spellings[b.2 as usize]))
+        });
+        let target = sources
+            .first()
+            .map(|s| spellings[s.2 as usize].clone())
+            .unwrap_or_default();
+        let sources = sources
+            .into_iter()
+            .map(|(r, line, _)| LinkSource {
+                source: docs[by_path[r as usize] as usize].1.clone(),
                 line,
-            });
-        }
+            })
+            .collect();
+        out.push(UnresolvedTarget { target, sources });
     }
-    groups.into_iter().map(|(_, g)| g).collect()
+    Ok(out)
 }
 
-/// The notes and canvases with no resolved link to or from another file.
-fn orphans(vault: &mut Vault<'_>, docs: &[Doc]) -> Vec<String> {
-    let mut touched: HashSet<String> = HashSet::new();
-    for (_, source, links) in docs {
-        for link in links {
-            match vault.resolve(link, source) {
-                Some(to) if to != *source => {
-                    touched.insert(source.clone());
-                    touched.insert(to);
-                }
-                _ => {}
+/// Which of `docs` a resolved link joins to another file, as a link from or to it.
+fn touched(
+    searcher: &Searcher,
+    fields: &Fields,
+    vault: &mut Vault<'_>,
+    docs: &[(DocAddress, String)],
+    cut: &mut Vec<String>,
+) -> Result<Vec<bool>> {
+    touched_counting(searcher, fields, vault, docs, cut, |_| {})
+}
+
+/// [`touched`], calling `each` with what every link resolves to.
+fn touched_counting(
+    searcher: &Searcher,
+    fields: &Fields,
+    vault: &mut Vault<'_>,
+    docs: &[(DocAddress, String)],
+    cut: &mut Vec<String>,
+    mut each: impl FnMut(Option<&str>),
+) -> Result<Vec<bool>> {
+    let index: HashMap<&str, usize> = docs
+        .iter()
+        .enumerate()
+        .map(|(i, (_, p))| (p.as_str(), i))
+        .collect();
+    let mut touched = vec![false; docs.len()];
+    each_resolved(searcher, fields, vault, docs, cut, |i, _, to| {
+        each(to.as_deref());
+        if let Some(to) = to.filter(|to| *to != docs[i].1) {
+            touched[i] = true;
+            if let Some(&j) = index.get(to.as_str()) {
+                touched[j] = true;
             }
         }
-    }
-    let notes: BTreeSet<&str> = docs
+    })?;
+    Ok(touched)
+}
+
+/// The notes and canvases of `docs` with no resolved link to or from another file, by path.
+fn orphans<'d>(
+    docs: &'d [(DocAddress, String)],
+    touched: &'d [bool],
+) -> impl Iterator<Item = &'d str> + 'd {
+    let mut notes: Vec<&str> = docs
         .iter()
-        .map(|(_, p, _)| p.as_str())
+        .zip(touched)
+        .filter(|(_, &t)| !t)
+        .map(|((_, p), _)| p.as_str())
         .filter(|p| {
             let lower = p.to_lowercase();
-            (lower.ends_with(".md") || lower.ends_with(".canvas")) && !touched.contains(*p)
+            lower.ends_with(".md") || lower.ends_with(".canvas")
         })
         .collect();
-    notes.into_iter().map(str::to_string).collect()
+    notes.sort_unstable();
+    notes.into_iter()
 }

@@ -1,6 +1,7 @@
 //! What the links queries read from the index: every file's path, a document's links (from
-//! their fast column: no stored body is loaded), and the documents that may link to a file
-//! (one `link_keys` term).
+//! their fast column: no stored body is loaded; a note's links may be several values, see
+//! [`codec`]), every document's links one value at a time, and the documents that may link to
+//! a file (one `link_keys` term).
 
 use anyhow::Result;
 use tantivy::collector::DocSetCollector;
@@ -13,40 +14,22 @@ use super::codec;
 use crate::local::schema::Fields;
 use crate::text::links::Link;
 
-/// Every live document's address, path and links, in index order; `with_links: false`
-/// leaves the links out (empty). Each column is opened once per segment.
-pub(super) fn documents(
-    searcher: &Searcher,
-    fields: &Fields,
-    with_links: bool,
-) -> Result<Vec<(DocAddress, String, Vec<Link>)>> {
+/// Every live document's address and path, in index order, its column opened once per
+/// segment.
+pub(super) fn paths(searcher: &Searcher, fields: &Fields) -> Result<Vec<(DocAddress, String)>> {
     let path_name = fields.schema.get_field_name(fields.path);
-    let links_name = fields.schema.get_field_name(fields.links);
     let mut out = Vec::new();
     for (ord, seg) in searcher.segment_readers().iter().enumerate() {
-        let ff = seg.fast_fields();
-        let Some(paths) = ff.str(path_name)? else {
+        let Some(paths) = seg.fast_fields().str(path_name)? else {
             continue;
         };
-        let links = if with_links {
-            ff.bytes(links_name)?
-        } else {
-            None
-        };
-        // Each column's values in one pass over its dictionary: looking a document's value
-        // up by its ordinal reads a dictionary block per document (most of the time of a
-        // query over 20,000 notes).
+        // The column's values in one pass over its dictionary: looking a document's value up
+        // by its ordinal reads a dictionary block per document (most of the time of a query
+        // over 20,000 notes).
         let mut names: Vec<String> = Vec::with_capacity(paths.num_terms());
         let mut stream = paths.dictionary().stream()?;
         while stream.advance() {
             names.push(String::from_utf8_lossy(stream.key()).into_owned());
-        }
-        let mut link_sets: Vec<Vec<Link>> = Vec::new();
-        if let Some(col) = &links {
-            let mut stream = col.dictionary().stream()?;
-            while stream.advance() {
-                link_sets.push(codec::decode(stream.key()));
-            }
         }
         let alive = seg.alive_bitset();
         for doc in 0..seg.max_doc() {
@@ -57,18 +40,59 @@ pub(super) fn documents(
                 Some(o) => names.get(o as usize).cloned().unwrap_or_default(),
                 None => String::new(),
             };
-            if path.is_empty() {
-                continue;
+            if !path.is_empty() {
+                out.push((DocAddress::new(ord as u32, doc), path));
             }
-            let doc_links = links
-                .as_ref()
-                .and_then(|col| col.term_ords(doc).next())
-                .and_then(|o| link_sets.get(o as usize).cloned())
-                .unwrap_or_default();
-            out.push((DocAddress::new(ord as u32, doc), path, doc_links));
         }
     }
     Ok(out)
+}
+
+/// Calls `found(i, value)` for every `links` value of each document `docs[i]` (as [`paths`]
+/// lists them): one value at a time, in the order of the segment's dictionary, so that a pass
+/// over every link of the vault holds one note's links, never all of them.
+pub(super) fn each_links_value(
+    searcher: &Searcher,
+    fields: &Fields,
+    docs: &[(DocAddress, String)],
+    mut found: impl FnMut(usize, &[u8]),
+) -> Result<()> {
+    let links_name = fields.schema.get_field_name(fields.links);
+    let by_segment = docs.chunk_by(|a, b| a.0.segment_ord == b.0.segment_ord);
+    let mut first = 0;
+    for group in by_segment {
+        let seg = searcher.segment_reader(group[0].0.segment_ord);
+        if let Some(col) = seg.fast_fields().bytes(links_name)? {
+            let at = (first..first + group.len()).map(|i| (docs[i].0.doc_id, i));
+            each_value(&col, at, true, &mut found)?;
+        }
+        first += group.len();
+    }
+    Ok(())
+}
+
+/// The links the document at `addr` makes, and what of them its stored form lacks.
+pub(super) fn links_and_cut(
+    searcher: &Searcher,
+    fields: &Fields,
+    addr: DocAddress,
+) -> Result<(Vec<Link>, codec::Cut)> {
+    let name = fields.schema.get_field_name(fields.links);
+    let ff = searcher.segment_reader(addr.segment_ord).fast_fields();
+    let mut values: Vec<Vec<u8>> = Vec::new();
+    if let Some(col) = ff.bytes(name)? {
+        // The dictionary's order is the parts' order (their headers are numbered so).
+        let mut ords: Vec<u64> = col.term_ords(addr.doc_id).collect();
+        ords.sort_unstable();
+        for ord in ords {
+            let mut bytes = Vec::new();
+            col.ord_to_bytes(ord, &mut bytes)?;
+            values.push(bytes);
+        }
+    }
+    let cut = codec::cut_of(values.iter().map(Vec::as_slice));
+    let links = values.iter().flat_map(|v| codec::decode(v)).collect();
+    Ok((links, cut))
 }
 
 /// The links the document at `addr` makes.
@@ -77,15 +101,7 @@ pub(super) fn links_at(
     fields: &Fields,
     addr: DocAddress,
 ) -> Result<Vec<Link>> {
-    let name = fields.schema.get_field_name(fields.links);
-    let ff = searcher.segment_reader(addr.segment_ord).fast_fields();
-    let mut bytes = Vec::new();
-    if let Some(col) = ff.bytes(name)? {
-        if let Some(ord) = col.term_ords(addr.doc_id).next() {
-            col.ord_to_bytes(ord, &mut bytes)?;
-        }
-    }
-    Ok(codec::decode(&bytes))
+    Ok(links_and_cut(searcher, fields, addr)?.0)
 }
 
 /// The path and links of each of `addrs`, in the order of `addrs` (an empty path when a
@@ -111,14 +127,15 @@ pub(super) fn paths_and_links(
             .fast_fields();
         let docs = || group.iter().map(|&i| (addrs[i].doc_id, i));
         if let Some(col) = ff.str(path_name)? {
-            each_value(&col, docs(), |i, bytes| {
+            each_value(&col, docs(), false, |i, bytes| {
                 out[i].0 = String::from_utf8_lossy(bytes).into_owned();
             })?;
         }
         if let Some(keep) = keep {
             if let Some(col) = ff.bytes(links_name)? {
-                each_value(&col, docs(), |i, bytes| {
-                    out[i].1 = codec::decode_where(bytes, keep);
+                // A note's parts come in order: the dictionary's order is theirs.
+                each_value(&col, docs(), true, |i, bytes| {
+                    out[i].1.extend(codec::decode_where(bytes, keep));
                 })?;
             }
         }
@@ -126,15 +143,20 @@ pub(super) fn paths_and_links(
     Ok(out)
 }
 
-/// Calls `found(i, value)` for each `(doc, i)` of `docs` that has a value in `col`, reading
-/// the dictionary in ordinal order.
+/// Calls `found(i, value)` for each `(doc, i)` of `docs` that has a value in `col` (each of
+/// its values with `all`, else its first), reading the dictionary in ordinal order.
 fn each_value(
     col: &BytesColumn,
     docs: impl Iterator<Item = (tantivy::DocId, usize)>,
+    all: bool,
     mut found: impl FnMut(usize, &[u8]),
 ) -> Result<()> {
     let mut ords: Vec<(u64, usize)> = docs
-        .filter_map(|(doc, i)| col.term_ords(doc).next().map(|o| (o, i)))
+        .flat_map(|(doc, i)| {
+            col.term_ords(doc)
+                .take(if all { usize::MAX } else { 1 })
+                .map(move |o| (o, i))
+        })
         .collect();
     ords.sort_unstable();
     let sorted: Vec<u64> = ords.iter().map(|o| o.0).collect();

@@ -3,7 +3,7 @@
 //! each backlink, which costs a stored note per backlink), and a vault's counts of links,
 //! broken links and orphans in one pass over the links column.
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::BTreeSet;
 
 use anyhow::Result;
 use tantivy::Searcher;
@@ -43,31 +43,25 @@ pub(crate) fn note_links(
 }
 
 /// The vault's links, broken links and orphans, as `links --unresolved` and `--orphans`
-/// count them.
+/// count them, and the notes whose stored links were cut; one note's links read at a time.
 pub(crate) fn counts(searcher: &Searcher, dir: &std::path::Path) -> Result<LinkCounts> {
-    let docs = read::documents(searcher, schema::fields(), true)?;
-    let mut vault = Vault::new(dir, docs.iter().map(|(_, p, _)| p.as_str()));
+    let fields = schema::fields();
+    let docs = read::paths(searcher, fields)?;
+    let mut vault = Vault::new(dir, docs.iter().map(|(_, p)| p.as_str()));
     let mut counts = LinkCounts::default();
-    let mut touched: HashSet<String> = HashSet::new();
-    for (_, source, links) in &docs {
-        for link in links.iter().filter(|l| !l.target.is_empty()) {
+    let mut cut = Vec::new();
+    let touched = super::touched_counting(
+        searcher,
+        fields,
+        &mut vault,
+        &docs,
+        &mut cut,
+        |to: Option<&str>| {
             counts.links += 1;
-            match vault.resolve(link, source) {
-                None => counts.broken += 1,
-                Some(to) if to != *source => {
-                    touched.insert(source.clone());
-                    touched.insert(to);
-                }
-                Some(_) => {}
-            }
-        }
-    }
-    counts.orphans = docs
-        .iter()
-        .filter(|(_, p, _)| {
-            let lower = p.to_lowercase();
-            (lower.ends_with(".md") || lower.ends_with(".canvas")) && !touched.contains(p)
-        })
-        .count() as u64;
+            counts.broken += u64::from(to.is_none());
+        },
+    )?;
+    counts.orphans = super::orphans(&docs, &touched).count() as u64;
+    counts.cut = cut.len() as u64;
     Ok(counts)
 }

@@ -100,7 +100,7 @@ fn stored_hit(
     let table = doc.checkpoints();
     // The best passage (a phrase first), located through the checkpoint table: the work
     // is bounded by the passage, not the note.
-    let shown = show::show(analyzer, body, table, cues, occs);
+    let shown = show::show(analyzer, body, &table, cues, occs);
     let pos = shown.spot.offset;
     let path = doc.path().to_string();
     let modified_ns = stored::mtime_of(searcher, fields, addr);

@@ -20,7 +20,7 @@ use tantivy::{DocAddress, Searcher};
 use super::start::{passage_pos, Cues};
 use crate::core::Passage;
 use crate::local::checkpoint::{
-    around, encode, heading_text, locate, rows, Checkpoint, Spot, HEADING_BYTES, NO_HEADING,
+    around, encode, heading_text, join, locate, rows, Checkpoint, Spot, HEADING_BYTES, NO_HEADING,
 };
 use crate::local::schema::Fields;
 use crate::local::search::window::Occ;
@@ -73,12 +73,15 @@ pub(crate) fn show(
     let Some(mtime_ns) = ff.i64(name(fields.mtime_ns))?.first(doc) else {
         return Ok(None);
     };
-    let mut table = Vec::new();
+    let mut parts = Vec::new();
     if let Some(col) = ff.bytes(name(fields.checkpoints))? {
-        if let Some(ord) = col.term_ords(doc).next() {
-            col.ord_to_bytes(ord, &mut table)?;
+        for ord in col.term_ords(doc) {
+            let mut part = Vec::new();
+            col.ord_to_bytes(ord, &mut part)?;
+            parts.push(part);
         }
     }
+    let table = join(parts);
     let exact = rows(&table).next().is_some_and(|h| h.fence == 1);
     if !exact {
         return Ok(None);
