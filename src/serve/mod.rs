@@ -244,7 +244,9 @@ impl App {
         if let Some(body) = version.and_then(|v| self.answers.get(v, q)) {
             return Response::json(200, body.to_vec());
         }
-        let opts = self.options(q, OMNI_LIMIT, Scope::default(), false);
+        let mut opts = self.options(q, OMNI_LIMIT, Scope::default(), false);
+        // The plugin's reply has no passages: none are cut (`/api/search` has them).
+        opts.passage_bytes = 0;
         match self.index.search(&opts) {
             Ok(r) => {
                 // A search that warned (an index rebuilt or built in memory, a bad exclusion

@@ -50,7 +50,7 @@ pub(crate) fn counts(searcher: &Searcher, dir: &std::path::Path) -> Result<LinkC
     let mut vault = Vault::new(dir, docs.iter().map(|(_, p)| p.as_str()));
     let mut counts = LinkCounts::default();
     let mut cut = Vec::new();
-    let touched = super::touched_counting(
+    let touched = super::pass::touched_counting(
         searcher,
         fields,
         &mut vault,
@@ -61,7 +61,7 @@ pub(crate) fn counts(searcher: &Searcher, dir: &std::path::Path) -> Result<LinkC
             counts.broken += u64::from(to.is_none());
         },
     )?;
-    counts.orphans = super::orphans(&docs, &touched).count() as u64;
+    counts.orphans = super::pass::orphans(&docs, &touched).count() as u64;
     counts.cut = cut.len() as u64;
     Ok(counts)
 }
