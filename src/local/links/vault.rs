@@ -153,35 +153,33 @@ impl<'a> Vault<'a> {
             ));
         }
         for attempt in 0..2 {
-            if let Some(p) = self
-                .paths
-                .find(name)
-                .or_else(|| self.paths.find(&format!("{name}.md")))
-            {
-                return Ok(p.to_string());
+            let mut named = self.paths.spellings(name);
+            if named.is_empty() {
+                named = self.paths.spellings(&format!("{name}.md"));
             }
-            if !name.contains('/') {
+            if named.is_empty() && !name.contains('/') {
                 let lower = name.to_lowercase();
                 let with_md = format!("{lower}.md");
-                let mut named: Vec<&str> = self
+                named = self
                     .paths
                     .named(&key_of(name))
-                    .filter(|p| {
-                        let file = p.rsplit('/').next().unwrap_or(p).to_lowercase();
+                    .filter(|(_, low)| {
+                        let file = low.rsplit('/').next().unwrap_or(low);
                         file == lower || file == with_md
                     })
+                    .map(|(p, _)| p)
                     .collect();
                 named.sort_unstable();
-                match named.as_slice() {
-                    [one] => return Ok(one.to_string()),
-                    [] => {}
-                    many => {
-                        return Err(UnknownNote(format!(
-                            "`{name}` names {} files: {}; give the path",
-                            many.len(),
-                            many.join(", ")
-                        )))
-                    }
+            }
+            match named.as_slice() {
+                [one] => return Ok(one.to_string()),
+                [] => {}
+                many => {
+                    return Err(UnknownNote(format!(
+                        "`{name}` names {} files: {}; give the path",
+                        many.len(),
+                        many.join(", ")
+                    )))
                 }
             }
             if attempt == 0 && !self.listed {
