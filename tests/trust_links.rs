@@ -58,3 +58,29 @@ fn files_only_case_tells_apart_are_two_notes() {
     let err = crate::util::stderr(&out);
     assert!(err.contains("Note.md") && err.contains("note.md"), "{err}");
 }
+
+/// A private-use character a note writes in a link is that character: the link names the
+/// file literally so named (listed with its escapes), never the file whose name is the byte
+/// those characters stand for in a listed path.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_private_use_character_in_a_link_is_no_escaped_byte() {
+    use std::os::unix::ffi::OsStrExt;
+    let env = Env::new();
+    let byte_file = env.vault.join(std::ffi::OsStr::from_bytes(b"\x80.md"));
+    std::fs::write(byte_file, "a name that is no UTF-8\n").unwrap();
+    env.write("\u{ef80}.md", "a name with a private-use character\n");
+    env.write("a.md", "[[\u{ef80}]]\n");
+    let literal = "\u{efee}\u{efbe}\u{ef80}.md";
+    assert_eq!(
+        resolved(&links(&env, &["a.md"])),
+        [Some(literal.to_string())]
+    );
+    assert_eq!(sources(&links(&env, &[literal])), ["a.md"]);
+    assert_eq!(
+        sources(&links(&env, &["\u{ef80}.md"])),
+        Vec::<String>::new()
+    );
+    let orphans = links(&env, &["--orphans"]).orphans.unwrap_or_default();
+    assert_eq!(orphans, ["\u{ef80}.md"]);
+}

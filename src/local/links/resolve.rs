@@ -17,6 +17,10 @@
 //!    folder first (an ancestor folder counts for nothing), else the shortest path string
 //!    (`a/b/Note.md` before `zzzz/Note.md`), ties in byte order.
 //!
+//! A target is compared as the spelling of a vault path (`crate::paths::namebytes`): a
+//! private-use character it writes is itself, never the escape of a byte of a name that is
+//! not UTF-8 (no link names such a file).
+//!
 //! A Markdown link's destination is looked up the same way once percent-decoded (Obsidian
 //! finds `[y](My%20Note.md)` written at the root in `Sub/My Note.md`). A target whose name has
 //! another extension (`pic.png`, `Board.canvas`) names that file exactly, an attachment
@@ -24,6 +28,8 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
+
+use crate::paths::namebytes::spell_str;
 
 /// The paths of a vault's files, looked up as links look them up.
 ///
@@ -85,12 +91,20 @@ pub(super) fn key_into(name_or_path: &str, out: &mut String) {
     }
 }
 
-/// `key_of(target) == key`, for a `key` [`key_of`] gave, without allocating when the file
-/// name is ASCII (the test a note's every link takes when its backlinks are looked for).
+/// The [`key_of`] a link's target names files by: the key of its spelling as a vault path
+/// (see `crate::paths::namebytes`), so a private-use character a note writes is that
+/// character, never the escape of a byte (`[[\u{ef80}]]` names a file literally so named,
+/// never one whose name is the byte 0x80).
+pub(crate) fn target_key(target: &str) -> String {
+    key_of(&spell_str(target))
+}
+
+/// `target_key(target) == key`, for a `key` [`key_of`] gave, without allocating when the
+/// file name is ASCII (the test a note's every link takes when its backlinks are looked for).
 pub(crate) fn has_key(target: &str, key: &str) -> bool {
     let name = target.rsplit('/').next().unwrap_or(target);
     if !name.is_ascii() {
-        return key_of(target) == key;
+        return target_key(target) == key;
     }
     let stem = match name.len().checked_sub(3) {
         Some(at) if at > 0 && name[at..].eq_ignore_ascii_case(".md") => &name[..at],
@@ -148,7 +162,9 @@ impl Paths {
     /// The file `target` names when written in the note at `source` (see the module's rule);
     /// `None`: unresolved.
     pub(crate) fn resolve<'a>(&'a self, target: &str, source: &'a str) -> Option<&'a str> {
-        let target = target.trim();
+        // Paths are spellings: the target is compared as one (see [`target_key`]).
+        let target = spell_str(target.trim());
+        let target = target.as_ref();
         if target.is_empty() {
             return Some(source);
         }
