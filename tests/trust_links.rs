@@ -84,3 +84,54 @@ fn a_private_use_character_in_a_link_is_no_escaped_byte() {
     let orphans = links(&env, &["--orphans"]).orphans.unwrap_or_default();
     assert_eq!(orphans, ["\u{ef80}.md"]);
 }
+
+/// A vault whose `app.json` excludes `Ärchiv/`, with notes linking to and from it.
+fn excluding_vault() -> Env {
+    let env = Env::new();
+    env.write(
+        ".obsidian/app.json",
+        r#"{"userIgnoreFilters": ["Ärchiv/"]}"#,
+    );
+    env.write(
+        "Ärchiv/old.md",
+        "# Old\n\nquokka marmot wombat, see [[Hub]]\n",
+    );
+    env.write(
+        "Hub.md",
+        "# Hub\n\nquokka marmot wombat: [[Ärchiv/old]] and [[Live]]\n",
+    );
+    env.write("Live.md", "# Live\n\nback to [[Hub]], quokka\n");
+    assert_ok(&env.run(&["index"]));
+    env
+}
+
+/// Obsidian's Excluded files stay out of `read_note`'s links, `related_notes` (as an answer,
+/// a reason, or the note asked about) and `read_note` itself, through any spelling of the path.
+#[test]
+fn excluded_files_stay_out_of_every_mcp_tool() {
+    use crate::mcp::{is_error, text, Session};
+    use serde_json::json;
+    let env = excluding_vault();
+    let mut s = Session::ready(&env, &[]);
+    let t = text(&s.call("read_note", json!({"path": "Hub.md"})));
+    assert!(
+        t.contains("links out (1): Live.md\nlinks in (1): Live.md\n"),
+        "{t}"
+    );
+    let r = s.call("related_notes", json!({"path": "Hub.md"}));
+    assert!(!is_error(&r) && !r.to_string().contains("rchiv"), "{r}");
+    let r = s.call("related_notes", json!({"path": "Live.md"}));
+    assert!(!is_error(&r) && !r.to_string().contains("rchiv"), "{r}");
+    let r = s.call("related_notes", json!({"path": "Ärchiv/old.md"}));
+    assert!(is_error(&r) && text(&r).contains("Excluded files"), "{r}");
+    let mut spellings = vec!["Ärchiv/old.md".to_string()];
+    if cfg!(unix) {
+        // `Ä` as the escapes of its two UTF-8 bytes: read back, the same file.
+        spellings.push("\u{efc3}\u{ef84}rchiv/old.md".to_string());
+    }
+    for path in spellings {
+        let r = s.call("read_note", json!({"path": path}));
+        assert!(is_error(&r) && !text(&r).contains("wombat"), "{path}: {r}");
+    }
+    assert_eq!(s.finish(), Some(0));
+}

@@ -45,6 +45,8 @@ pub(crate) use index::extract;
 pub(crate) use index::store::now_ns;
 pub(crate) use index::store::{Store, WriterLock};
 pub(crate) use index::{changed_by_stat, has_pdfs, pdf, skipped_files};
+#[cfg(feature = "mcp")]
+pub(crate) use search::ignore::Excluded;
 #[cfg(test)]
 pub(crate) use search::query;
 
@@ -134,8 +136,14 @@ pub(crate) fn vault_related(
         opts.limits,
         "related notes",
     )?;
-    let (note, results) =
-        links::related::related(&fresh.searcher, &opts.vault, &opts.note, opts.limit)?;
+    let excluded = search::ignore::Excluded::of_vault(&opts.vault);
+    let (note, results) = links::related::related(
+        &fresh.searcher,
+        &opts.vault,
+        &opts.note,
+        opts.limit,
+        &excluded,
+    )?;
     Ok(crate::core::RelatedResponse {
         vault: opts.vault.display().to_string(),
         note,
@@ -321,10 +329,27 @@ pub(crate) fn folders_and_tags(
 
 /// Whether Obsidian's "Excluded files" hide the vault-relative path `rel` from search (not
 /// when `app.json` is refused: search then applies no exclusions either, and says so).
+///
+/// `rel` comes from a client: it is tested as the index spells that file too (escapes read
+/// back and spelt again, so `\u{efc3}\u{ef84}rchiv` is `Ärchiv`; each folder as the disk spells
+/// it), so no other spelling of an excluded file's path opens it.
 #[cfg(feature = "mcp")]
 pub(crate) fn excluded_by_obsidian(vault: &std::path::Path, rel: &str) -> bool {
-    let filters = search::ignore::filters(vault, &mut Vec::new());
-    search::ignore::excludes(&filters, rel)
+    use crate::paths::namebytes::{spell, unspell};
+    let excluded = search::ignore::Excluded::of_vault(vault);
+    if excluded.is_empty() {
+        return false;
+    }
+    let canonical = spell(&unspell(rel)).into_owned();
+    excluded.hides(rel)
+        || excluded.hides(&canonical)
+        || excluded.hides(&crate::paths::as_on_disk(vault, &canonical))
+}
+
+/// Obsidian's "Excluded files" of the vault, to test many paths.
+#[cfg(feature = "mcp")]
+pub(crate) fn obsidian_exclusions(vault: &std::path::Path) -> Excluded {
+    search::ignore::Excluded::of_vault(vault)
 }
 
 /// Runs a local search.
