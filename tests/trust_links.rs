@@ -94,7 +94,7 @@ fn excluding_vault() -> Env {
     );
     env.write(
         "Ärchiv/old.md",
-        "# Old\n\nquokka marmot wombat, see [[Hub]]\n",
+        "---\nsecretkey: 1\ntags: [hiddentag]\n---\n# Old\n\nquokka marmot wombat, see [[Hub]]\n",
     );
     env.write(
         "Hub.md",
@@ -106,7 +106,8 @@ fn excluding_vault() -> Env {
 }
 
 /// Obsidian's Excluded files stay out of `read_note`'s links, `related_notes` (as an answer,
-/// a reason, or the note asked about) and `read_note` itself, through any spelling of the path.
+/// a reason, or the note asked about), `vault_overview`'s notes, folders, tags and keys, and
+/// `read_note` itself, through any spelling of the path.
 #[test]
 fn excluded_files_stay_out_of_every_mcp_tool() {
     use crate::mcp::{is_error, text, Session};
@@ -132,6 +133,13 @@ fn excluded_files_stay_out_of_every_mcp_tool() {
     for path in spellings {
         let r = s.call("read_note", json!({"path": path}));
         assert!(is_error(&r) && !text(&r).contains("wombat"), "{path}: {r}");
+    }
+    // The overview counts what search can show.
+    let r = s.call("vault_overview", json!({}));
+    let t = text(&r);
+    assert!(t.starts_with("2 notes"), "{t}");
+    for hidden in ["rchiv", "hiddentag", "secretkey"] {
+        assert!(!r.to_string().contains(hidden), "{hidden}: {r}");
     }
     assert_eq!(s.finish(), Some(0));
 }

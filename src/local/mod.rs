@@ -300,6 +300,8 @@ pub(crate) struct Names {
     pub(crate) keys: Vec<(String, u64)>,
     /// The newest modification time of a file in the index (ns since the epoch).
     pub(crate) newest_ns: Option<i64>,
+    /// The indexed files Obsidian's Excluded files hide (out of the lists above).
+    pub(crate) excluded: u64,
 }
 
 /// The names of the committed index of `vault`; `None` without an index.
@@ -313,9 +315,24 @@ pub(crate) fn folders_and_tags(
     };
     let searcher = reader.searcher();
     let fields = schema::fields();
-    let folders = search::names::terms(&searcher, fields.folders)?;
-    let tags = search::names::terms(&searcher, fields.tag_paths)?;
-    let mut keys = search::names::terms(&searcher, fields.properties)?;
+    // Obsidian's Excluded files are out of the counts, as they are out of every search.
+    let filters = search::ignore::filters(vault, &mut Vec::new());
+    let exclusions = search::ignore::queries(&filters, fields.path, &mut Vec::new());
+    let hidden = if exclusions.is_empty() {
+        Default::default()
+    } else {
+        search::names::matching(&searcher, exclusions)?
+    };
+    let terms = |field| {
+        if hidden.is_empty() {
+            search::names::terms(&searcher, field)
+        } else {
+            search::names::terms_without(&searcher, field, &hidden)
+        }
+    };
+    let folders = terms(fields.folders)?;
+    let tags = terms(fields.tag_paths)?;
+    let mut keys = terms(fields.properties)?;
     // `key=value` terms are the values; a key alone is its own term.
     keys.retain(|(k, _)| !k.contains('='));
     let newest_ns = search::names::newest(&searcher, fields.mtime_ns)?;
@@ -324,6 +341,7 @@ pub(crate) fn folders_and_tags(
         tags,
         keys,
         newest_ns,
+        excluded: hidden.len() as u64,
     }))
 }
 

@@ -131,6 +131,7 @@ impl Excluded {
     }
 
     /// Whether no filter is set.
+    #[cfg(feature = "mcp")]
     pub(crate) fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
