@@ -143,3 +143,40 @@ fn excluded_files_stay_out_of_every_mcp_tool() {
     }
     assert_eq!(s.finish(), Some(0));
 }
+
+/// A name 30 files share is an error of one short line: the first paths and a count.
+#[test]
+fn a_name_many_files_share_is_an_error_of_bounded_length() {
+    let env = Env::new();
+    for i in 0..30 {
+        env.write(&format!("f{i:02}/Note.md"), "same name\n");
+    }
+    let out = env.run(&["links", "Note"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = crate::util::stderr(&out);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("names 30 files: f00/Note.md, ") && err.contains(" and 10 more;"),
+        "{err}"
+    );
+    assert!(!err.contains("f29/Note.md"), "{err}");
+}
+
+/// `read_note`'s links section stays small when one line writes many long links.
+#[test]
+fn read_note_link_lists_are_held_to_their_budget() {
+    use crate::mcp::{text, Session};
+    use serde_json::json;
+    let env = Env::new();
+    let line: String = (0..60)
+        .map(|i| format!("[[{i:02} {}]] ", "long target ".repeat(70)))
+        .collect();
+    env.write("Long.md", &format!("{line}\n"));
+    assert_ok(&env.run(&["index"]));
+    let mut s = Session::ready(&env, &[]);
+    let t = text(&s.call("read_note", json!({"path": "Long.md"})));
+    let section = &t[t.find("\nlinks out (60): -; unresolved: ").expect(&t)..];
+    assert!(section.len() < 10_000, "{}", section.len());
+    assert!(section.contains(" more\nlinks in (0): -"), "{section}");
+    assert_eq!(s.finish(), Some(0));
+}
