@@ -10,6 +10,8 @@
 //!    only that path (no search by name).
 //! 3. The target as a vault path (`.md` optional, any case) wins, even over a note of the same
 //!    name beside the linking note: `[[Note]]` is `Note.md` at the root when there is one.
+//!    Where only case tells two files apart (`Note.md`, `note.md` on Linux) the one spelt as
+//!    the target is wins, else the first in byte order.
 //! 4. Then the target relative to the linking note's folder (`[[sub/Note]]` from `a/x.md` is
 //!    `a/sub/Note.md`).
 //! 5. Then every file whose path ends with the target, compared without case (a bare name is
