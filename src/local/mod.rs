@@ -137,13 +137,10 @@ pub(crate) fn vault_related(
         "related notes",
     )?;
     let excluded = search::ignore::Excluded::of_vault(&opts.vault);
-    let (note, results) = links::related::related(
-        &fresh.searcher,
-        &opts.vault,
-        &opts.note,
-        opts.limit,
-        &excluded,
-    )?;
+    let (note, results) =
+        links::related::related(&fresh.searcher, &opts.vault, &opts.note, opts.limit, &|p| {
+            excluded.hides(p)
+        })?;
     Ok(crate::core::RelatedResponse {
         vault: opts.vault.display().to_string(),
         note,

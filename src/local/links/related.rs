@@ -33,7 +33,6 @@ use super::graph::Graph;
 use crate::core::RelatedHit;
 use crate::local::analyzer;
 use crate::local::schema::{self, Fields};
-use crate::local::search::ignore::Excluded;
 use crate::local::stored::{self, Stored};
 
 /// Weight of a direct link, either way.
@@ -71,13 +70,14 @@ struct Candidate {
     shared: Vec<String>,
 }
 
-/// The note `name` names, as a vault-relative path, and its `limit` best related notes.
+/// The note `name` names, as a vault-relative path, and its `limit` best related notes;
+/// `hidden`: the paths Obsidian's Excluded files hide.
 pub(crate) fn related(
     searcher: &Searcher,
     dir: &std::path::Path,
     name: &str,
     limit: usize,
-    excluded: &Excluded,
+    hidden: &dyn Fn(&str) -> bool,
 ) -> Result<(String, Vec<RelatedHit>)> {
     let fields = schema::fields();
     let coupling = Some((MAX_COUPLED_TARGETS, MAX_COUPLING_SOURCES));
@@ -89,7 +89,7 @@ pub(crate) fn related(
         None => Rc::default(),
     };
     // Obsidian's Excluded files are no note to read next, nor a reason for one.
-    let shown = |p: &str| !excluded.hides(p);
+    let shown = |p: &str| !hidden(p);
     for t in outgoing.iter().filter(|t| shown(t)) {
         found.entry(t.clone()).or_default().linked_from_here = true;
     }
