@@ -159,6 +159,12 @@ pub(crate) fn excluded_by_obsidian(vault: &std::path::Path, rel: &str) -> bool {
     local::excluded_by_obsidian(vault, rel)
 }
 
+/// Obsidian's "Excluded files" of a vault, to test the paths of an answer.
+#[cfg(feature = "mcp")]
+pub(crate) fn obsidian_exclusions(vault: &std::path::Path) -> local::Excluded {
+    local::obsidian_exclusions(vault)
+}
+
 /// `--folder notes` means the folder `Notes`, as it does on the case-insensitive disks of
 /// macOS and Windows: the index and the plugin compare paths exactly.
 fn respelled(opts: &SearchOptions) -> Cow<'_, SearchOptions> {

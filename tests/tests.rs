@@ -28,6 +28,7 @@ mod serve;
 mod skipped;
 mod trust;
 mod trust_files;
+mod trust_links;
 mod trust_names;
 mod util;
 mod version;

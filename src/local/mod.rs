@@ -45,6 +45,8 @@ pub(crate) use index::extract;
 pub(crate) use index::store::now_ns;
 pub(crate) use index::store::{Store, WriterLock};
 pub(crate) use index::{changed_by_stat, has_pdfs, pdf, skipped_files};
+#[cfg(feature = "mcp")]
+pub(crate) use search::ignore::Excluded;
 #[cfg(test)]
 pub(crate) use search::query;
 
@@ -134,8 +136,11 @@ pub(crate) fn vault_related(
         opts.limits,
         "related notes",
     )?;
+    let excluded = search::ignore::Excluded::of_vault(&opts.vault);
     let (note, results) =
-        links::related::related(&fresh.searcher, &opts.vault, &opts.note, opts.limit)?;
+        links::related::related(&fresh.searcher, &opts.vault, &opts.note, opts.limit, &|p| {
+            excluded.hides(p)
+        })?;
     Ok(crate::core::RelatedResponse {
         vault: opts.vault.display().to_string(),
         note,
@@ -292,6 +297,8 @@ pub(crate) struct Names {
     pub(crate) keys: Vec<(String, u64)>,
     /// The newest modification time of a file in the index (ns since the epoch).
     pub(crate) newest_ns: Option<i64>,
+    /// The indexed files Obsidian's Excluded files hide (out of the lists above).
+    pub(crate) excluded: u64,
 }
 
 /// The names of the committed index of `vault`; `None` without an index.
@@ -305,9 +312,24 @@ pub(crate) fn folders_and_tags(
     };
     let searcher = reader.searcher();
     let fields = schema::fields();
-    let folders = search::names::terms(&searcher, fields.folders)?;
-    let tags = search::names::terms(&searcher, fields.tag_paths)?;
-    let mut keys = search::names::terms(&searcher, fields.properties)?;
+    // Obsidian's Excluded files are out of the counts, as they are out of every search.
+    let filters = search::ignore::filters(vault, &mut Vec::new());
+    let exclusions = search::ignore::queries(&filters, fields.path, &mut Vec::new());
+    let hidden = if exclusions.is_empty() {
+        Default::default()
+    } else {
+        search::names::matching(&searcher, exclusions)?
+    };
+    let terms = |field| {
+        if hidden.is_empty() {
+            search::names::terms(&searcher, field)
+        } else {
+            search::names::terms_without(&searcher, field, &hidden)
+        }
+    };
+    let folders = terms(fields.folders)?;
+    let tags = terms(fields.tag_paths)?;
+    let mut keys = terms(fields.properties)?;
     // `key=value` terms are the values; a key alone is its own term.
     keys.retain(|(k, _)| !k.contains('='));
     let newest_ns = search::names::newest(&searcher, fields.mtime_ns)?;
@@ -316,15 +338,33 @@ pub(crate) fn folders_and_tags(
         tags,
         keys,
         newest_ns,
+        excluded: hidden.len() as u64,
     }))
 }
 
 /// Whether Obsidian's "Excluded files" hide the vault-relative path `rel` from search (not
 /// when `app.json` is refused: search then applies no exclusions either, and says so).
+///
+/// `rel` comes from a client: it is tested as the index spells that file too (escapes read
+/// back and spelt again, so `\u{efc3}\u{ef84}rchiv` is `Ärchiv`; each folder as the disk spells
+/// it), so no other spelling of an excluded file's path opens it.
 #[cfg(feature = "mcp")]
 pub(crate) fn excluded_by_obsidian(vault: &std::path::Path, rel: &str) -> bool {
-    let filters = search::ignore::filters(vault, &mut Vec::new());
-    search::ignore::excludes(&filters, rel)
+    use crate::paths::namebytes::{spell, unspell};
+    let excluded = search::ignore::Excluded::of_vault(vault);
+    if excluded.is_empty() {
+        return false;
+    }
+    let canonical = spell(&unspell(rel)).into_owned();
+    excluded.hides(rel)
+        || excluded.hides(&canonical)
+        || excluded.hides(&crate::paths::as_on_disk(vault, &canonical))
+}
+
+/// Obsidian's "Excluded files" of the vault, to test many paths.
+#[cfg(feature = "mcp")]
+pub(crate) fn obsidian_exclusions(vault: &std::path::Path) -> Excluded {
+    search::ignore::Excluded::of_vault(vault)
 }
 
 /// Runs a local search.

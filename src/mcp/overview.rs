@@ -34,7 +34,7 @@ pub(crate) fn vault_overview(ctx: &Ctx) -> CallToolResult {
         );
     };
     let notes = crate::status::status(&ctx.opts.vault, cache, ctx.opts.port)
-        .map(|st| st.notes)
+        .map(|st| st.notes.saturating_sub(names.excluded))
         .unwrap_or(0);
     // Top-level folders: nested ones would repeat their parents' notes.
     let folders: Vec<(String, u64)> = names

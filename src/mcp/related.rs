@@ -1,5 +1,6 @@
 //! `related_notes`: what to read after a note, as `vault-search related --json` answers it,
-//! plus one line per note for clients that show the model text only.
+//! plus one line per note for clients that show the model text only. A note Obsidian's
+//! "Excluded files" hide is refused, as `read_note` refuses it (and none is ever an answer).
 
 use std::fmt::Write as _;
 
@@ -53,6 +54,13 @@ pub(crate) fn related_notes(ctx: &Ctx, p: &RelatedParams) -> CallToolResult {
         limit: limit as usize,
     };
     match crate::related(&opts) {
+        // The note a name or a path means, once found: whatever spelled it.
+        Ok(r) if crate::dispatch::excluded_by_obsidian(&ctx.opts.vault, &r.note) => {
+            tool_error(format!(
+                "{:?} is in Obsidian's Excluded files, which search leaves out",
+                r.note
+            ))
+        }
         Ok(r) => {
             let mut result = CallToolResult::success(vec![ContentBlock::text(to_text(&r))]);
             result.structured_content = serde_json::to_value(&r).ok();

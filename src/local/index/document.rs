@@ -8,7 +8,7 @@ use super::budget::Share;
 use super::manifest::{STUB_FAILED, STUB_TOO_LARGE};
 use super::walk::DiskNote;
 use crate::core::FileKind;
-use crate::local::links::{codec, key_of};
+use crate::local::links::{codec, key_of, target_key};
 use crate::local::schema::Fields;
 use crate::local::{analyzer, checkpoint, stored};
 use crate::text::links::{self as text_links, Link};
@@ -173,7 +173,7 @@ fn add_links(fields: &Fields, doc: &mut NoteDoc, links: &[Link]) {
     let mut keys: Vec<String> = links
         .iter()
         .filter(|l| !l.target.is_empty())
-        .map(|l| codec::key_term(&key_of(&l.target)))
+        .map(|l| codec::key_term(&target_key(&l.target)))
         .collect();
     keys.sort_unstable();
     keys.dedup();

@@ -10,7 +10,7 @@ use tantivy::{DocAddress, Searcher};
 
 use super::codec;
 use super::read;
-use super::resolve::key_of;
+use super::resolve::{key_of, target_key};
 use super::vault::Vault;
 use crate::local::schema::Fields;
 use crate::local::stored;
@@ -39,8 +39,8 @@ pub(super) struct Graph<'a> {
 /// The names a link's target may take a file by: as written, and as resolution reads it.
 fn names(link: &Link, into: &mut HashSet<String>) {
     if !link.target.is_empty() {
-        into.insert(key_of(&link.target));
-        into.insert(key_of(link.target.trim().trim_end_matches('/')));
+        into.insert(target_key(&link.target));
+        into.insert(target_key(link.target.trim().trim_end_matches('/')));
     }
 }
 

@@ -24,7 +24,7 @@ mod select;
 pub(crate) mod summary;
 mod vault;
 
-pub(crate) use resolve::key_of;
+pub(crate) use resolve::{key_of, target_key};
 pub(crate) use select::{allowed_docs, count_incoming};
 pub(crate) use vault::UnknownNote;
 
@@ -66,7 +66,7 @@ pub(crate) fn answer(
         let keys: BTreeSet<String> = links
             .iter()
             .filter(|l| !l.target.is_empty())
-            .map(|l| key_of(&l.target))
+            .map(|l| target_key(&l.target))
             .collect();
         vault.add_keys(searcher, fields, keys.iter().map(String::as_str))?;
         let outgoing = links

@@ -13,6 +13,9 @@
 //! - shared distinctive words (`shares: a, b, c`): the note's top [`QUERY_TERMS`] body terms by
 //!   `(1 + ln tf) · idf` are one BM25 query; a hit adds `2 · its score / the best score`.
 //!
+//! Obsidian's Excluded files are left out: neither a candidate nor a note through which one
+//! scores.
+//!
 //! So a direct link (3) outranks any co-citation, coupling or shared words alone (at most 2),
 //! and reasons add up when a note has several. Ties are broken by path: the same index gives
 //! the same list.
@@ -67,12 +70,14 @@ struct Candidate {
     shared: Vec<String>,
 }
 
-/// The note `name` names, as a vault-relative path, and its `limit` best related notes.
+/// The note `name` names, as a vault-relative path, and its `limit` best related notes;
+/// `hidden`: the paths Obsidian's Excluded files hide.
 pub(crate) fn related(
     searcher: &Searcher,
     dir: &std::path::Path,
     name: &str,
     limit: usize,
+    hidden: &dyn Fn(&str) -> bool,
 ) -> Result<(String, Vec<RelatedHit>)> {
     let fields = schema::fields();
     let coupling = Some((MAX_COUPLED_TARGETS, MAX_COUPLING_SOURCES));
@@ -83,30 +88,38 @@ pub(crate) fn related(
         Some(a) => graph.targets_of(a, &path)?,
         None => Rc::default(),
     };
-    for t in outgoing.iter() {
+    // Obsidian's Excluded files are no note to read next, nor a reason for one.
+    let shown = |p: &str| !hidden(p);
+    for t in outgoing.iter().filter(|t| shown(t)) {
         found.entry(t.clone()).or_default().linked_from_here = true;
     }
     for (source, targets) in graph.linking_to(&path, None)? {
+        if !shown(&source) {
+            continue;
+        }
         found.entry(source.clone()).or_default().links_here = true;
         let weight = 1.0 / (1.0 + (targets.len() as f64).ln());
-        for t in targets.iter().filter(|t| **t != path) {
+        for t in targets.iter().filter(|t| **t != path && shown(t)) {
             let c = found.entry(t.clone()).or_default();
             c.cocitation += weight;
             c.cited_in.push(source.clone());
         }
     }
-    let followed: Vec<&String> = outgoing.iter().filter(|t| graph.coupled(t)).collect();
+    let followed: Vec<&String> = (outgoing.iter())
+        .filter(|t| graph.coupled(t) && shown(t))
+        .collect();
     for target in followed {
         let linkers = graph.linking_to(target, None)?;
         let weight = 0.5 / (1.0 + (linkers.len() as f64).ln());
-        for (source, _) in linkers.into_iter().filter(|(s, _)| *s != path) {
+        for (source, _) in linkers.into_iter().filter(|(s, _)| *s != path && shown(s)) {
             let c = found.entry(source).or_default();
             c.coupling += weight;
             c.also_links_to.push(target.clone());
         }
     }
     if let Some(a) = addr {
-        for (p, text, shared) in similar(searcher, fields, a, limit)? {
+        let similar = similar(searcher, fields, a, limit)?;
+        for (p, text, shared) in similar.into_iter().filter(|(p, ..)| shown(p)) {
             let c = found.entry(p).or_default();
             c.text = text;
             c.shared = shared;

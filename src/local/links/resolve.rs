@@ -10,6 +10,8 @@
 //!    only that path (no search by name).
 //! 3. The target as a vault path (`.md` optional, any case) wins, even over a note of the same
 //!    name beside the linking note: `[[Note]]` is `Note.md` at the root when there is one.
+//!    Where only case tells two files apart (`Note.md`, `note.md` on Linux) the one spelt as
+//!    the target is wins, else the first in byte order.
 //! 4. Then the target relative to the linking note's folder (`[[sub/Note]]` from `a/x.md` is
 //!    `a/sub/Note.md`).
 //! 5. Then every file whose path ends with the target, compared without case (a bare name is
@@ -17,21 +19,52 @@
 //!    folder first (an ancestor folder counts for nothing), else the shortest path string
 //!    (`a/b/Note.md` before `zzzz/Note.md`), ties in byte order.
 //!
+//! A target is compared as the spelling of a vault path (`crate::paths::namebytes`): a
+//! private-use character it writes is itself, never the escape of a byte of a name that is
+//! not UTF-8 (no link names such a file).
+//!
 //! A Markdown link's destination is looked up the same way once percent-decoded (Obsidian
 //! finds `[y](My%20Note.md)` written at the root in `Sub/My Note.md`). A target whose name has
 //! another extension (`pic.png`, `Board.canvas`) names that file exactly, an attachment
 //! included: it resolves when that file exists.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 
+use crate::paths::namebytes::spell_str;
+
 /// The paths of a vault's files, looked up as links look them up.
+///
+/// Each path is lowercased once, when added. A link's search by name (step 5 of the rule) is
+/// answered from a table built once per target and kept ([`Named`]): every link to a name
+/// then costs a lookup of its folder, not a walk of every path of that name (a vault of
+/// 10,000 `Note.md` files and 20,000 `[[Note]]` links took 25 s a search that way).
 #[derive(Debug, Default)]
 pub(crate) struct Paths {
     paths: Vec<String>,
-    /// Lowercased path → index in `paths`.
-    by_lower: HashMap<String, usize>,
+    /// Each path lowercased, by index in `paths`.
+    lower: Vec<String>,
+    /// Lowercased path → indices in `paths`: more than one where only case tells files
+    /// apart (`Note.md` and `note.md`, two notes on Linux).
+    by_lower: HashMap<String, Vec<usize>>,
     /// [`key_of`] the file name → indices in `paths`.
     by_key: HashMap<String, Vec<usize>>,
+    /// Step 5's answers by target form (as written, with or without `.md`), kept until a
+    /// path is added.
+    named: RefCell<HashMap<String, Named>>,
+    /// Paths compared by step 5's walks, for the test that holds them to one walk per target.
+    #[cfg(test)]
+    walked: std::cell::Cell<usize>,
+}
+
+/// The files a target form names by the end of their paths, ready for any linking folder:
+/// the best of all, and the best in each folder that holds one.
+#[derive(Debug)]
+struct Named {
+    /// The shortest path string (then the one spelt as the target is, then byte order).
+    best: Option<usize>,
+    /// The matches ordered by (folder, then as `best`): a folder's first is its best.
+    by_folder: Vec<usize>,
 }
 
 /// What a link and the file it may name have in common: the file name lowercased, without a
@@ -60,12 +93,20 @@ pub(super) fn key_into(name_or_path: &str, out: &mut String) {
     }
 }
 
-/// `key_of(target) == key`, for a `key` [`key_of`] gave, without allocating when the file
-/// name is ASCII (the test a note's every link takes when its backlinks are looked for).
+/// The [`key_of`] a link's target names files by: the key of its spelling as a vault path
+/// (see `crate::paths::namebytes`), so a private-use character a note writes is that
+/// character, never the escape of a byte (`[[\u{ef80}]]` names a file literally so named,
+/// never one whose name is the byte 0x80).
+pub(crate) fn target_key(target: &str) -> String {
+    key_of(&spell_str(target))
+}
+
+/// `target_key(target) == key`, for a `key` [`key_of`] gave, without allocating when the
+/// file name is ASCII (the test a note's every link takes when its backlinks are looked for).
 pub(crate) fn has_key(target: &str, key: &str) -> bool {
     let name = target.rsplit('/').next().unwrap_or(target);
     if !name.is_ascii() {
-        return key_of(target) == key;
+        return target_key(target) == key;
     }
     let stem = match name.len().checked_sub(3) {
         Some(at) if at > 0 && name[at..].eq_ignore_ascii_case(".md") => &name[..at],
@@ -78,39 +119,58 @@ impl Paths {
     /// Adds a vault-relative path (a second add of the same path does nothing).
     pub(crate) fn add(&mut self, path: &str) {
         let lower = path.to_lowercase();
-        if self.by_lower.contains_key(&lower) {
+        let spellings = self.by_lower.entry(lower.clone()).or_default();
+        if spellings.iter().any(|&i| self.paths[i] == path) {
             return;
         }
         let i = self.paths.len();
+        spellings.push(i);
         self.paths.push(path.to_string());
-        self.by_lower.insert(lower, i);
+        self.lower.push(lower);
         self.by_key.entry(key_of(path)).or_default().push(i);
+        // A new path may be a better answer for any target.
+        self.named.get_mut().clear();
     }
 
-    /// The path of `path` as the vault spells it, compared without case.
+    /// The path of `path` as the vault spells it, compared without case: the one spelt
+    /// exactly so, else the first in byte order of those differing only in case.
     pub(crate) fn find(&self, path: &str) -> Option<&str> {
-        self.by_lower
-            .get(&path.to_lowercase())
-            .map(|&i| self.paths[i].as_str())
+        self.spellings(path).into_iter().next()
     }
 
-    /// The paths whose file name has this [`key_of`].
-    pub(crate) fn named(&self, key: &str) -> impl Iterator<Item = &str> {
+    /// The paths equal to `path` without case: only the one spelt exactly so when there is
+    /// one, else all of them in byte order (several where only case tells files apart).
+    pub(crate) fn spellings(&self, path: &str) -> Vec<&str> {
+        let Some(found) = self.by_lower.get(&path.to_lowercase()) else {
+            return Vec::new();
+        };
+        if let Some(&i) = found.iter().find(|&&i| self.paths[i] == path) {
+            return vec![self.paths[i].as_str()];
+        }
+        let mut all: Vec<&str> = found.iter().map(|&i| self.paths[i].as_str()).collect();
+        all.sort_unstable();
+        all
+    }
+
+    /// The paths whose file name has this [`key_of`], each with its lowercased form.
+    pub(crate) fn named(&self, key: &str) -> impl Iterator<Item = (&str, &str)> {
         self.by_key
             .get(key)
             .into_iter()
             .flatten()
-            .map(|&i| self.paths[i].as_str())
+            .map(|&i| (self.paths[i].as_str(), self.lower[i].as_str()))
     }
 
     /// The file `target` names when written in the note at `source` (see the module's rule);
     /// `None`: unresolved.
     pub(crate) fn resolve<'a>(&'a self, target: &str, source: &'a str) -> Option<&'a str> {
-        let target = target.trim();
+        // Paths are spellings: the target is compared as one (see [`target_key`]).
+        let target = spell_str(target.trim());
+        let target = target.as_ref();
         if target.is_empty() {
             return Some(source);
         }
-        let dir = source.rsplit_once('/').map_or("", |(d, _)| d);
+        let dir = folder(source);
         if target.starts_with("./") || target.starts_with("../") {
             let joined = normalize(&join(dir, target))?;
             return forms(&joined).find_map(|f| self.find(&f));
@@ -127,25 +187,57 @@ impl Paths {
                 return Some(p);
             }
         }
-        for form in forms(&target) {
-            let lower = form.to_lowercase();
-            let tail = format!("/{lower}");
-            let best = self
-                .named(&key_of(&form))
-                .filter(|p| {
-                    let p = p.to_lowercase();
-                    p == lower || p.ends_with(&tail)
-                })
-                .min_by(|a, b| {
-                    let own = |p: &str| p.rsplit_once('/').map_or("", |(d, _)| d) != dir;
-                    (own(a), a.len(), *a).cmp(&(own(b), b.len(), *b))
-                });
-            if best.is_some() {
-                return best;
-            }
-        }
-        None
+        let found = forms(&target).find_map(|form| self.by_name(&form, dir));
+        found.map(|i| self.paths[i].as_str())
     }
+
+    /// Step 5 of the rule for one form of a target, written in a note of the folder `dir`:
+    /// the best path ending with it in `dir`, else the best of all.
+    fn by_name(&self, form: &str, dir: &str) -> Option<usize> {
+        let mut cache = self.named.borrow_mut();
+        if !cache.contains_key(form) {
+            let named = self.named_by(form);
+            cache.insert(form.to_string(), named);
+        }
+        let named = cache.get(form)?;
+        let at = named
+            .by_folder
+            .partition_point(|&i| folder(&self.paths[i]) < dir);
+        match named.by_folder.get(at) {
+            Some(&i) if folder(&self.paths[i]) == dir => Some(i),
+            _ => named.best,
+        }
+    }
+
+    /// The paths ending with `form` (without case), ordered for [`Paths::by_name`]: one walk
+    /// of the paths of its name, over their lowercased forms.
+    fn named_by(&self, form: &str) -> Named {
+        let lower = form.to_lowercase();
+        let tail = format!("/{lower}");
+        let mut found: Vec<usize> = self
+            .by_key
+            .get(&key_of(form))
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(|&i| self.lower[i] == lower || self.lower[i].ends_with(&tail))
+            .collect();
+        #[cfg(test)]
+        self.walked
+            .set(self.walked.get() + self.by_key.get(&key_of(form)).map_or(0, Vec::len));
+        let rank = |i: usize| (self.paths[i].len(), self.paths[i].as_str());
+        let best = found.iter().copied().min_by_key(|&i| rank(i));
+        found.sort_unstable_by_key(|&i| (folder(&self.paths[i]), rank(i)));
+        Named {
+            best,
+            by_folder: found,
+        }
+    }
+}
+
+/// The folder of a vault path (`""` at the root).
+fn folder(path: &str) -> &str {
+    path.rsplit_once('/').map_or("", |(d, _)| d)
 }
 
 /// The paths a target may name: with `.md` first unless it already ends so, then as written.
@@ -255,5 +347,67 @@ mod tests {
         let v = vault(&["Über/Straße.md"]);
         assert_eq!(v.resolve("über/straße", "x.md"), Some("Über/Straße.md"));
         assert_eq!(v.resolve("STRASSE", "x.md"), None);
+    }
+
+    /// The rule as it reads, walking every path at step 5: what the kept tables must answer.
+    fn by_rule<'a>(v: &'a Paths, target: &str, source: &str) -> Option<&'a str> {
+        let dir = folder(source);
+        let by_path = forms(target)
+            .chain(forms(&join(dir, target)))
+            .find_map(|f| v.find(&f));
+        if by_path.is_some() {
+            return by_path;
+        }
+        forms(target).find_map(|form| {
+            let lower = form.to_lowercase();
+            v.paths
+                .iter()
+                .filter(|p| {
+                    let p = p.to_lowercase();
+                    p == lower || p.ends_with(&format!("/{lower}"))
+                })
+                .min_by_key(|p| (folder(p) != dir, p.len(), p.as_str()))
+                .map(String::as_str)
+        })
+    }
+
+    #[test]
+    fn many_files_of_one_name_are_walked_once_per_target() {
+        let mut v = Paths::default();
+        let n = 2_000;
+        for i in 0..n {
+            v.add(&format!("f{:04}/{}Note.md", i % 700, "x/".repeat(i % 3)));
+        }
+        v.add("hubs/a.md");
+        // 20,000 links from 1,000 folders: the answers the rule gives (checked for a sample:
+        // the rule's walk is the slow part), and the paths of the name walked once per form
+        // of the target, not once per link.
+        for i in 0..20_000 {
+            let source = format!("f{:04}/s{i}.md", i % 1_000);
+            for target in ["Note", "x/note.md"] {
+                let got = v.resolve(target, &source);
+                assert!(got.is_some());
+                if i % 7 == 0 && i < 1_000 {
+                    assert_eq!(got, by_rule(&v, target, &source), "{target} in {source}");
+                }
+            }
+        }
+        assert!(v.walked.get() <= 2 * n, "{} paths walked", v.walked.get());
+        // A new path is seen at once.
+        v.add("Note.md");
+        assert_eq!(v.resolve("Note", "f0001/s.md"), Some("Note.md"));
+    }
+
+    #[test]
+    fn paths_differing_only_in_case_are_two_files() {
+        let v = vault(&["Note.md", "note.md", "a/Deep.md", "b/deep.md", "Note.md"]);
+        assert_eq!(v.paths.len(), 4);
+        assert_eq!(v.resolve("Note", "x.md"), Some("Note.md"));
+        assert_eq!(v.resolve("note", "x.md"), Some("note.md"));
+        assert_eq!(v.find("NOTE.md"), Some("Note.md"));
+        assert_eq!(v.spellings("NOTE.md"), ["Note.md", "note.md"]);
+        // By name: the linking note's folder, then byte order.
+        assert_eq!(v.resolve("deep", "b/x.md"), Some("b/deep.md"));
+        assert_eq!(v.resolve("deep", "x.md"), Some("a/Deep.md"));
     }
 }

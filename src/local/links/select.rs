@@ -13,7 +13,7 @@ use std::path::Path;
 use anyhow::Result;
 use tantivy::{DocAddress, Searcher};
 
-use super::resolve::{has_key, key_of};
+use super::resolve::{has_key, key_of, target_key};
 use super::vault::{linking, UnknownNote, Vault};
 use super::{codec, read};
 use crate::core::{Filters, SearchHit};
@@ -72,7 +72,7 @@ fn targets_of(
     let keys: BTreeSet<String> = links
         .iter()
         .filter(|l| !l.target.is_empty())
-        .map(|l| key_of(&l.target))
+        .map(|l| target_key(&l.target))
         .collect();
     let mut vault = Vault::keyed(searcher, fields, dir, keys.iter().map(String::as_str))?;
     for link in links.iter().filter(|l| !l.target.is_empty()) {

@@ -15,6 +15,9 @@ use super::resolve::{has_key, key_of, Paths};
 use crate::local::schema::Fields;
 use crate::text::links::Link;
 
+/// Most paths an error about a name several files share lists.
+const MAX_NAMED: usize = 20;
+
 /// A name that names no file, or several: the asker's mistake, not the index's (a search
 /// answers it as an error rather than rebuilding its index over it).
 #[derive(Debug)]
@@ -85,15 +88,17 @@ impl<'a> Vault<'a> {
         fields: &Fields,
         keys: impl Iterator<Item = &'k str>,
     ) -> Result<()> {
-        let mut named = std::collections::BTreeSet::new();
         let mut wanted = std::collections::HashSet::new();
+        // Keys share the 512 `name_key` buckets: each bucket is read once, however many of
+        // the keys (a hub's 150,000 linkers name thousands) fall in it.
+        let mut buckets = std::collections::BTreeSet::new();
         for key in keys {
-            named.extend(read::holding(
-                searcher,
-                fields.name_key,
-                &codec::name_term(key),
-            )?);
+            buckets.insert(codec::name_term(key));
             wanted.insert(key);
+        }
+        let mut named = std::collections::BTreeSet::new();
+        for bucket in &buckets {
+            named.extend(read::holding(searcher, fields.name_key, bucket)?);
         }
         let named: Vec<DocAddress> = named.into_iter().collect();
         let read = read::paths_and_links(searcher, fields, &named, None)?;
@@ -153,35 +158,39 @@ impl<'a> Vault<'a> {
             ));
         }
         for attempt in 0..2 {
-            if let Some(p) = self
-                .paths
-                .find(name)
-                .or_else(|| self.paths.find(&format!("{name}.md")))
-            {
-                return Ok(p.to_string());
+            let mut named = self.paths.spellings(name);
+            if named.is_empty() {
+                named = self.paths.spellings(&format!("{name}.md"));
             }
-            if !name.contains('/') {
+            if named.is_empty() && !name.contains('/') {
                 let lower = name.to_lowercase();
                 let with_md = format!("{lower}.md");
-                let mut named: Vec<&str> = self
+                named = self
                     .paths
                     .named(&key_of(name))
-                    .filter(|p| {
-                        let file = p.rsplit('/').next().unwrap_or(p).to_lowercase();
+                    .filter(|(_, low)| {
+                        let file = low.rsplit('/').next().unwrap_or(low);
                         file == lower || file == with_md
                     })
+                    .map(|(p, _)| p)
                     .collect();
                 named.sort_unstable();
-                match named.as_slice() {
-                    [one] => return Ok(one.to_string()),
-                    [] => {}
-                    many => {
-                        return Err(UnknownNote(format!(
-                            "`{name}` names {} files: {}; give the path",
-                            many.len(),
-                            many.join(", ")
-                        )))
-                    }
+            }
+            match named.as_slice() {
+                [one] => return Ok(one.to_string()),
+                [] => {}
+                many => {
+                    // One line, within an MCP reply's budget however many files share it.
+                    let shown = many.len().min(MAX_NAMED);
+                    let more = match many.len() - shown {
+                        0 => String::new(),
+                        n => format!(" and {n} more"),
+                    };
+                    return Err(UnknownNote(format!(
+                        "`{name}` names {} files: {}{more}; give the path",
+                        many.len(),
+                        many[..shown].join(", ")
+                    )));
                 }
             }
             if attempt == 0 && !self.listed {

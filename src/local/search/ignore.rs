@@ -104,20 +104,55 @@ pub(in crate::local) fn queries(
         .collect()
 }
 
+/// The filters compiled once, to test many paths as the exclusion queries would (a note's
+/// backlinks, related notes).
+pub(crate) struct Excluded(Vec<tantivy_fst::Regex>);
+
+impl std::fmt::Debug for Excluded {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Excluded({} filters)", self.0.len())
+    }
+}
+
+impl Excluded {
+    /// The filters that are valid expressions (the others exclude nothing, as in a search).
+    pub(in crate::local) fn new(filters: &[String]) -> Excluded {
+        Excluded(
+            filters
+                .iter()
+                .filter_map(|f| tantivy_fst::Regex::new(&to_regex(f)).ok())
+                .collect(),
+        )
+    }
+
+    /// The filters of the vault at `vault` (see [`filters`]).
+    pub(in crate::local) fn of_vault(vault: &Path) -> Excluded {
+        Excluded::new(&filters(vault, &mut Vec::new()))
+    }
+
+    /// Whether no filter is set.
+    #[cfg(feature = "mcp")]
+    pub(crate) fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Whether a filter hides the vault-relative path `rel` (spelt as the index spells it).
+    pub(crate) fn hides(&self, rel: &str) -> bool {
+        use tantivy_fst::Automaton as _;
+        self.0.iter().any(|re| {
+            let mut state = re.start();
+            for &b in rel.as_bytes() {
+                state = re.accept(&state, b);
+            }
+            re.is_match(&state)
+        })
+    }
+}
+
 /// Whether a filter hides the vault-relative path `rel`, as the exclusion queries would.
-#[cfg(feature = "mcp")]
-pub(in crate::local) fn excludes(filters: &[String], rel: &str) -> bool {
-    use tantivy_fst::Automaton as _;
-    filters.iter().any(|f| {
-        let Ok(re) = tantivy_fst::Regex::new(&to_regex(f)) else {
-            return false;
-        };
-        let mut state = re.start();
-        for &b in rel.as_bytes() {
-            state = re.accept(&state, b);
-        }
-        re.is_match(&state)
-    })
+#[cfg(all(test, feature = "mcp"))]
+fn excludes(filters: &[String], rel: &str) -> bool {
+    Excluded::new(filters).hides(rel)
 }
 
 #[cfg(test)]
