@@ -138,6 +138,8 @@ fn excluded_files_stay_out_of_every_mcp_tool() {
     let r = s.call("vault_overview", json!({}));
     let t = text(&r);
     assert!(t.starts_with("2 notes"), "{t}");
+    // The excluded note's own link is not counted; Hub's link to it resolves.
+    assert!(t.contains("links: 3 (0 broken)"), "{t}");
     for hidden in ["rchiv", "hiddentag", "secretkey"] {
         assert!(!r.to_string().contains(hidden), "{hidden}: {r}");
     }

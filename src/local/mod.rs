@@ -233,7 +233,8 @@ pub(crate) fn link_counts(
     let Ok(Some((_, _, reader))) = Store::new(cache_dir, vault).open_current_reader() else {
         return Ok(None);
     };
-    links::summary::counts(&reader.searcher(), vault).map(Some)
+    let excluded = search::ignore::Excluded::of_vault(vault);
+    links::summary::counts(&reader.searcher(), vault, &|p| excluded.hides(p)).map(Some)
 }
 
 /// Updates the index for the vault-relative `paths` a file watcher saw change, without

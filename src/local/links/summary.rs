@@ -44,10 +44,17 @@ pub(crate) fn note_links(
 
 /// The vault's links, broken links and orphans, as `links --unresolved` and `--orphans`
 /// count them, and the notes whose stored links were cut; one note's links read at a time.
-pub(crate) fn counts(searcher: &Searcher, dir: &std::path::Path) -> Result<LinkCounts> {
+/// The notes `hidden` names (Obsidian's Excluded files) are left out of the counts: their
+/// links are not counted, and they are no orphans; a link to one still resolves.
+pub(crate) fn counts(
+    searcher: &Searcher,
+    dir: &std::path::Path,
+    hidden: &dyn Fn(&str) -> bool,
+) -> Result<LinkCounts> {
     let fields = schema::fields();
-    let docs = read::paths(searcher, fields)?;
-    let mut vault = Vault::new(dir, docs.iter().map(|(_, p)| p.as_str()));
+    let all = read::paths(searcher, fields)?;
+    let mut vault = Vault::new(dir, all.iter().map(|(_, p)| p.as_str()));
+    let docs: Vec<_> = all.iter().filter(|(_, p)| !hidden(p)).cloned().collect();
     let mut counts = LinkCounts::default();
     let mut cut = Vec::new();
     let touched = super::pass::touched_counting(
