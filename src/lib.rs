@@ -47,6 +47,8 @@ mod mcp;
 mod omnisearch;
 mod paths;
 mod pdf_child;
+#[cfg(any(feature = "mcp", feature = "cli"))]
+mod read;
 #[cfg(feature = "serve")]
 mod serve;
 mod status;

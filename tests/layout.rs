@@ -25,6 +25,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("dispatch", 2),
     ("status", 2),
     ("pdf_child", 2),
+    ("read", 2),
     ("cli", 3),
     ("mcp", 3),
     ("serve", 3),

@@ -270,3 +270,50 @@ fn mcp_answers_within_the_budget_in_both_views_and_reads_a_section() {
     assert!(is_error(&r), "{r}");
     assert!(text(&r).contains("\"Restore\" (line 8)"), "{r}");
 }
+
+#[test]
+fn read_shows_a_notes_outline_a_section_or_lines() {
+    let env = vault();
+    let out = env.run(&["read", "Ops/backup.md", "--outline"]);
+    assert_ok(&out);
+    let t = stdout(&out);
+    assert!(t.contains("8-18 ## Restore"), "{t}");
+    let out = env.run(&["read", "Ops/backup.md", "--heading", "restore"]);
+    assert_ok(&out);
+    let t = stdout(&out);
+    assert!(
+        t.starts_with("Ops/backup.md, lines 8-18 of 20, under Backup guide > Restore\n"),
+        "{t}"
+    );
+    assert!(
+        t.contains("\n    17  Check the checksums afterwards.\n"),
+        "{t}"
+    );
+    assert!(!t.contains("Tapes rotate"), "{t}");
+    // A passage's range, as JSON: the note's own lines.
+    let out = env.run(&["read", "Ops/backup.md", "--lines", "9:10", "--json"]);
+    assert_ok(&out);
+    let p: vault_search::Passage = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!((p.line, p.end_line), (Some(9), Some(10)));
+    assert_eq!(
+        p.text,
+        "Stop the service first.\nThen run the restore script:"
+    );
+    // Bad input: one line, exit 2.
+    for args in [
+        &["read", "Ops/backup.md", "--heading", "nothing"][..],
+        &["read", "Ops/backup.md", "--lines", "9"],
+        &["read", "Ops/backup.md", "--lines", "30:40"],
+        &["read", "../outside.md"],
+        &["read", "Ops/none.md"],
+    ] {
+        let out = env.run(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert_eq!(
+            stderr(&out).lines().count(),
+            1,
+            "{args:?}: {}",
+            stderr(&out)
+        );
+    }
+}

@@ -98,6 +98,8 @@ pub(crate) enum Command {
     Links(LinksArgs),
     /// What to read after a note: its link neighbours and the notes sharing its words, ranked
     Related(RelatedArgs),
+    /// Read a note by section: its outline, the section under a heading, or a range of lines
+    Read(ReadArgs),
     /// Print (or install) the Claude Code skill that lets agents use this tool
     Skill(SkillArgs),
     /// Print a shell completion script
@@ -170,6 +172,30 @@ pub(crate) struct RelatedArgs {
     /// How many related notes to print (1-100)
     #[arg(short = 'n', long, default_value_t = 10, value_parser = clap::value_parser!(u16).range(1..=100))]
     pub(crate) limit: u16,
+}
+
+/// `vault-search read` flags.
+#[derive(Debug, Clone, ClapArgs)]
+pub(crate) struct ReadArgs {
+    /// The note's vault-relative path, as search prints it
+    #[arg(value_name = "NOTE")]
+    pub(crate) note: String,
+
+    /// The section under this heading (a hit's heading path, a heading's text, or a unique part of one)
+    #[arg(long, value_name = "H", conflicts_with_all = ["outline", "lines"])]
+    pub(crate) heading: Option<String>,
+
+    /// List the note's headings, each with its lines and size
+    #[arg(long, conflicts_with = "lines")]
+    pub(crate) outline: bool,
+
+    /// Lines A to B (1-based, inclusive), e.g. a passage's `line:end_line`
+    #[arg(long, value_name = "A:B")]
+    pub(crate) lines: Option<String>,
+
+    /// Also a note Obsidian's "Excluded files" hide from search
+    #[arg(long)]
+    pub(crate) include_ignored: bool,
 }
 
 #[derive(Debug, Clone, ClapArgs)]

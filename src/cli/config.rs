@@ -54,6 +54,7 @@ pub(crate) enum Action {
         note: String,
         limit: usize,
     },
+    Read(super::args::ReadArgs),
     Skill(SkillArgs),
     Completions(clap_complete::Shell),
     #[cfg(feature = "mcp")]
@@ -155,6 +156,7 @@ impl Config {
                 note: r.note,
                 limit: usize::from(r.limit),
             },
+            Some(Command::Read(r)) => Action::Read(r),
             Some(Command::Skill(s)) => Action::Skill(s),
             Some(Command::Completions(c)) => Action::Completions(c.shell),
             #[cfg(feature = "mcp")]

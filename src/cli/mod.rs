@@ -8,6 +8,7 @@ mod extract;
 mod links;
 mod print;
 mod progress;
+mod read;
 mod related;
 mod skill;
 
@@ -147,6 +148,7 @@ fn run(config: &Config) -> Result<()> {
             }
         }
         Action::Related { note, limit } => related::run(config, note, *limit, &mut out)?,
+        Action::Read(r) => read::run(config, r, &mut out)?,
         Action::Skill(s) => {
             let bin = crate::paths::binary_path()?;
             if s.agents_md {

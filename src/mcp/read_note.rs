@@ -9,7 +9,7 @@
 
 use std::fmt::Write as _;
 use std::io::{BufRead, BufReader};
-use std::path::{Component, Path, PathBuf};
+use std::path::Path;
 
 use rmcp::model::{CallToolResult, ContentBlock};
 use schemars::JsonSchema;
@@ -17,7 +17,7 @@ use serde::Deserialize;
 
 use super::args;
 use super::tools::tool_error;
-use crate::paths;
+use crate::read::{resolve, visible};
 
 /// Most lines one call returns.
 pub(crate) const MAX_LINES: u64 = 400;
@@ -123,60 +123,22 @@ fn by_heading(vault: &Path, p: &ReadParams) -> Result<String, String> {
     if p.line.is_some() || p.from_line.is_some() || p.context.is_some() || p.max_lines.is_some() {
         return Err("give heading or outline, or a line window, not both".into());
     }
-    resolve(vault, &p.path)?;
-    visible(vault, &p.path, p.include_ignored)?;
-    let rel = p.path.replace('\\', "/");
-    let (bytes, _) = crate::fsread::read_beneath(vault, &rel, MAX_FILE_BYTES)
-        .map_err(|e| format!("cannot read {:?}: {e}", p.path))?;
-    let text = String::from_utf8_lossy(&bytes);
-    let sections = crate::text::outline::outline(&text);
+    let text = crate::read::note_text(vault, &p.path, p.include_ignored)?;
     if p.outline {
-        let lines = text.lines().count();
-        let mut out = format!(
-            "{} ({lines} lines): {} headings; read one with read_note(path, heading)\n",
-            p.path,
-            sections.len()
-        );
-        for (i, s) in sections.iter().enumerate() {
-            let row = format!(
-                "{}-{} {} {} ({})\n",
-                s.line,
-                s.end_line,
-                "#".repeat(usize::from(s.level)),
-                crate::text::terminal::escape_controls(&s.title),
-                size(s.bytes)
-            );
-            if out.len() + row.len() > MAX_BYTES {
-                let _ = writeln!(out, "(cut: {} more headings)", sections.len() - i);
-                break;
-            }
-            out.push_str(&row);
-        }
-        return Ok(out);
+        return Ok(crate::read::outline_text(&p.path, &text, MAX_BYTES));
     }
-    let s = crate::text::outline::find(&sections, &p.heading)?;
+    let (path, first, last) = crate::read::section(&text, &p.heading)?;
     let window = ReadParams {
-        from_line: Some(s.line),
-        max_lines: Some(s.end_line - s.line + 1),
+        from_line: Some(first),
+        max_lines: Some(last - first + 1),
         heading: String::new(),
         ..p.clone()
     };
     let body = read(vault, &p.path, &window, MAX_BYTES)?;
     Ok(format!(
-        "section {} (lines {}-{}):\n{body}",
-        crate::text::terminal::escape_controls(&s.path),
-        s.line,
-        s.end_line
+        "section {} (lines {first}-{last}):\n{body}",
+        crate::text::terminal::escape_controls(&path)
     ))
-}
-
-/// A size as people read it.
-fn size(bytes: usize) -> String {
-    if bytes < 1024 {
-        format!("{bytes} B")
-    } else {
-        format!("{:.1} KB", bytes as f64 / 1024.0)
-    }
 }
 
 /// Most notes one call reads.
@@ -242,79 +204,6 @@ fn window(p: &ReadParams) -> Result<(u64, u64), String> {
             Ok((from.unwrap_or(1), n))
         }
     }
-}
-
-/// Resolves a model-given path to a note file inside the vault, or says why not.
-pub(crate) fn resolve(vault: &Path, raw: &str) -> Result<PathBuf, String> {
-    if raw.trim().is_empty() {
-        return Err(
-            "path is empty: give a vault-relative note path, as search_notes returns".into(),
-        );
-    }
-    let unified = raw.replace('\\', "/");
-    let rel = Path::new(&unified);
-    // `C:/x` has no root on Unix but names another drive on Windows: refuse it everywhere.
-    let drive = unified.as_bytes().get(1) == Some(&b':');
-    if rel.has_root() || drive {
-        return Err(format!(
-            "{raw:?} is absolute: give the path relative to the vault"
-        ));
-    }
-    if rel.components().any(|c| matches!(c, Component::ParentDir)) {
-        return Err(format!(
-            "{raw:?} contains '..': paths must stay inside the vault"
-        ));
-    }
-    let is_md = rel
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("md"));
-    if !is_md {
-        return Err(format!("{raw:?} is not a note: only .md files can be read"));
-    }
-    let root = paths::real_root(vault)
-        .map_err(|e| format!("cannot open the vault {}: {e}", vault.display()))?;
-    let real = paths::real_inside(&root, &unified)
-        .map_err(|_| {
-            // On Windows a name that is no Unicode (an unpaired surrogate) is listed with
-            // U+FFFD for it, which names no file; on Unix every listed spelling reads back to
-            // its name (see `paths::namebytes`).
-            let why = if cfg!(not(unix)) && raw.contains('\u{fffd}') {
-                ": a U+FFFD in a listed path stands for a file name that is not Unicode, \
-                 which read_note can't open"
-            } else {
-                ""
-            };
-            format!("no note {raw:?} in the vault{why}")
-        })?
-        .ok_or_else(|| format!("{raw:?} leads out of the vault through a symlink: not read"))?;
-    let is_md = real
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("md"));
-    if !is_md || !real.is_file() {
-        return Err(format!("{raw:?} is not a note file"));
-    }
-    Ok(real)
-}
-
-/// Search's visibility rules, so read_note shows no note that search hides: nothing in a
-/// dot folder (`.obsidian`, `.git`, `.trash`) or dot file, which the index walk skips, and,
-/// unless `include_ignored`, nothing Obsidian's "Excluded files" leave out.
-fn visible(vault: &Path, raw: &str, include_ignored: bool) -> Result<(), String> {
-    let unified = raw.replace('\\', "/");
-    let rel = unified.trim_start_matches("./");
-    if rel.split('/').any(|c| c.starts_with('.') && c != ".") {
-        return Err(format!(
-            "{raw:?} is in a hidden folder or file (its name starts with '.'): search never \
-             shows it, so it is not read"
-        ));
-    }
-    if !include_ignored && crate::dispatch::excluded_by_obsidian(vault, rel) {
-        return Err(format!(
-            "{raw:?} is in Obsidian's Excluded files, which search leaves out; \
-             include_ignored=true reads it"
-        ));
-    }
-    Ok(())
 }
 
 /// Reads one line into `buf`, keeping at most `keep` bytes of it (the rest is consumed, not
@@ -485,7 +374,7 @@ mod tests {
             .map(|i| format!("level-{i:02}-of-a-deeply-nested-archive"))
             .collect();
         let rel = format!("{}/the bottom.md", deep.join("/"));
-        let file = paths::join_rel(dir.path(), &rel);
+        let file = crate::paths::join_rel(dir.path(), &rel);
         assert!(file.as_os_str().len() > 260);
         std::fs::create_dir_all(file.parent().unwrap_or(dir.path()))
             .unwrap_or_else(|e| panic!("{e}"));
