@@ -69,9 +69,9 @@ read; `--budget` keeps the whole answer within that many tokens.
 
 How to use the results:
 1. When a passage holds the answer, answer from it and cite `path:line-end_line`. When it
-   doesn't (or says `cut`), read that section of the file at {vault}/<path> from the passage's
-   `line` on (or the lines around a hit's `line`) before answering; don't answer from the
-   excerpt alone. To go on from a useful note, `{cmd} --json related <path>` lists what to read
+   doesn't (or says `cut`), read its section before answering: `{cmd} read <path> --heading
+   "<the passage's heading>"` (or `--lines A:B`, `--outline` for the note's headings); don't
+   answer from the excerpt alone. To go on from a useful note, `{cmd} --json related <path>` lists what to read
    next (notes linking to or from it, cited with it, sharing its words).
 2. No useful hit? Retry once with synonyms or fewer words. Still nothing: say the vault has
    nothing on it.
