@@ -82,7 +82,23 @@ async def run(binary: str, root: Path) -> None:
             check(top["path"] == "Dev/kotlin.md", f"top hit: {top}")
             check(top["line"] == 6 and top["heading"] == "Kotlin", f"line/heading: {top}")
             check(top["tags"] == ["build"], f"tags: {top}")
-            check("Dev/kotlin.md:6 — Kotlin — " in text_of(r), f"text: {text_of(r)}")
+            # The passage: the note's own lines 4-6 (the short note whole), in both views.
+            p = top["passages"][0]
+            check((p["line"], p["end_line"]) == (4, 6), f"passage: {top}")
+            check(p["text"] == "# Kotlin\n\nThe gradle daemon kept a stale lock.", f"passage: {p}")
+            check("Dev/kotlin.md:4-6 — Kotlin\n  # Kotlin\n\n  The gradle daemon" in text_of(r), f"text: {text_of(r)}")
+
+            # A budget holds for the whole answer; below 100 tokens it is refused.
+            r = await session.call_tool("search_notes", {"query": "gradle", "source": "local", "budget": 100})
+            check(not r.is_error and len(text_of(r)) <= 4 * 100, f"budget 100: {text_of(r)}")
+            r = await session.call_tool("search_notes", {"query": "gradle", "budget": 99})
+            check(r.is_error and "budget" in text_of(r), f"budget 99: {text_of(r)}")
+
+            # One section by its heading, and the outline.
+            r = await session.call_tool("read_note", {"path": "Dev/kotlin.md", "heading": "kotlin"})
+            check(not r.is_error and "section Kotlin (lines 4-6)" in text_of(r), f"section: {text_of(r)}")
+            r = await session.call_tool("read_note", {"path": "Dev/kotlin.md", "outline": True})
+            check(not r.is_error and "4-6 # Kotlin" in text_of(r), f"outline: {text_of(r)}")
 
             r = await session.call_tool("search_notes", {"query": "zeppelin", "source": "local"})
             check(not r.is_error and r.structured_content["total_results"] == 0, "no hits")

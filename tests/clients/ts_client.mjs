@@ -64,6 +64,13 @@ async function session(client) {
   check(s.engine === "local" && s.total_results >= 1, `search: ${JSON.stringify(s)}`);
   check(s.results[0].path === "Dev/kotlin.md" && s.results[0].line === 6, `top hit: ${JSON.stringify(s.results[0])}`);
   check(JSON.stringify(s.results[0].tags) === '["build"]', `tags: ${JSON.stringify(s.results[0])}`);
+  const p = s.results[0].passages[0];
+  check(p.line === 4 && p.end_line === 6 && p.text.endsWith("The gradle daemon kept a stale lock."), `passage: ${JSON.stringify(p)}`);
+  check(textOf(r).includes("Dev/kotlin.md:4-6 — Kotlin"), `text: ${textOf(r)}`);
+  r = await client.callTool({ name: "search_notes", arguments: { query: "gradle", source: "local", budget: 100 } });
+  check(!r.isError && textOf(r).length <= 400, `budget 100: ${textOf(r)}`);
+  r = await client.callTool({ name: "read_note", arguments: { path: "Dev/kotlin.md", heading: "Kotlin" } });
+  check(!r.isError && textOf(r).includes("section Kotlin (lines 4-6)"), `section: ${textOf(r)}`);
 
   // Odd but valid: non-ASCII words find the note that has them; an unknown word finds nothing.
   r = await client.callTool({ name: "search_notes", arguments: { query: "crème brûlée", source: "local" } });
