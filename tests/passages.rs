@@ -206,9 +206,14 @@ fn no_budgeted_answer_is_over_its_budget() {
         "{small:?}"
     );
     // Out of range: one line, exit 2.
-    let out = env.run(&["--budget", "50", "restore"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert_eq!(stderr(&out).lines().count(), 1, "{}", stderr(&out));
+    for args in [
+        &["--budget", "50", "restore"][..],
+        &["--budget", "500", "--source", "both", "restore"],
+    ] {
+        let out = env.run(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert_eq!(stderr(&out).lines().count(), 1, "{}", stderr(&out));
+    }
 }
 
 #[test]

@@ -272,6 +272,11 @@ fn resolve_search(
         );
     }
     let port = resolve_port(s.port)?;
+    if s.budget.is_some() && matches!(s.source, super::args::SourceArg::Both) {
+        bail!(
+            "--budget does not go with --source both (two engines' lists side by side, for people)"
+        );
+    }
     Ok(SearchOptions {
         vault: vault.to_path_buf(),
         cache_dir: cache_dir.clone(),
