@@ -160,8 +160,10 @@ fn no_budgeted_answer_is_over_its_budget() {
                 let used = estimate_tokens(&json) + estimate_tokens(&err);
                 assert!(used <= budget, "{q} -n {n}: {used} > {budget}\n{json}");
                 let r: SearchResponse = serde_json::from_str(&json).unwrap();
+                // The smallest budgets may go to the answer's frame alone (the vault's path is
+                // long on Windows, and spelt with escapes): from 500 on, a hit always fits.
                 assert!(
-                    !r.results.is_empty(),
+                    budget < 500 || !r.results.is_empty(),
                     "{q} -n {n} --budget {budget}: no hits"
                 );
                 assert_real_lines(&env, &r);
@@ -232,7 +234,10 @@ fn mcp_answers_within_the_budget_in_both_views_and_reads_a_section() {
             let json = serde_json::to_string(&r["structuredContent"]).unwrap();
             assert!(estimate_tokens(&json) <= budget, "structured over {budget}");
             let answer = structured(&r);
-            assert!(!answer.results.is_empty());
+            assert!(
+                budget < 500 || !answer.results.is_empty(),
+                "{budget}: no hits"
+            );
             assert_real_lines(&env, &answer);
         }
     }
