@@ -128,14 +128,10 @@ fn note(shown: usize, total: usize, budget: usize) -> String {
 /// time or link count (for a budget that has no room for even one whole hit).
 fn lean(h: &SearchHit) -> SearchHit {
     const EXCERPT_TOKENS: usize = 16;
-    let mut excerpt = String::new();
-    for c in h.excerpt.chars() {
-        excerpt.push(c);
-        if crate::text::tokens::estimate(&excerpt) > EXCERPT_TOKENS {
-            excerpt.pop();
-            excerpt.push_str("...");
-            break;
-        }
+    let end = crate::text::tokens::prefix_within(&h.excerpt, EXCERPT_TOKENS);
+    let mut excerpt = h.excerpt[..end].to_string();
+    if end < h.excerpt.len() {
+        excerpt.push_str("...");
     }
     SearchHit {
         passages: Vec::new(),
@@ -180,32 +176,21 @@ fn cut_to(
         bare.passages.clear();
         (q, c)
     };
-    let (mut a, mut b) = (best, best);
-    let (mut q, mut c) = price(a, b);
-    if c > left {
+    let first = price(best, best);
+    if first.1 > left {
         return None;
     }
     // Grow a line at a time, two below for one above: an answer mostly follows its cue.
-    let mut turn = 0;
-    loop {
-        let grow_down = turn % 3 != 2 && b + 1 < lines.len();
-        let next = if grow_down {
-            (a, b + 1)
-        } else if a > 0 {
-            (a - 1, b)
-        } else if b + 1 < lines.len() {
-            (a, b + 1)
-        } else {
-            break;
-        };
-        let (nq, nc) = price(next.0, next.1);
-        if nc > left {
-            break;
+    let mut last = first;
+    crate::text::passage::grow_around(lines.len(), best, 2, |a, b| {
+        let next = price(a, b);
+        let fits = next.1 <= left;
+        if fits {
+            last = next;
         }
-        (a, b, q, c) = (next.0, next.1, nq, nc);
-        turn += 1;
-    }
-    Some((q, c))
+        fits
+    });
+    Some(last)
 }
 
 /// Lines `a..=b` of passage `p` (split into `lines`), marked cut when any were left out.

@@ -296,25 +296,8 @@ fn choose(
         .last()
         .unwrap_or(m);
     if size(a, b) > max_bytes {
-        // The block alone is too long: the lines around the match, more below than above.
-        let (mut a, mut b) = (m, m);
-        let mut below = true;
-        loop {
-            let grown = if below && b + 1 < lines.len() {
-                (a, b + 1)
-            } else if a > 0 {
-                (a - 1, b)
-            } else if b + 1 < lines.len() {
-                (a, b + 1)
-            } else {
-                break;
-            };
-            if size(grown.0, grown.1) > max_bytes {
-                break;
-            }
-            (a, b) = grown;
-            below = !below;
-        }
+        // The block alone is too long: the lines around the match, one below for one above.
+        let (a, b) = grow_around(lines.len(), m, 1, |a, b| size(a, b) <= max_bytes);
         return (a, b, true);
     }
     // Whole blocks: the next one below, then the one above, while they fit.
@@ -344,6 +327,37 @@ fn choose(
         grow(&mut a, &mut b, lines, 0);
     }
     (a, b, false)
+}
+
+/// The window `a..=b` of `len` lines grown from line `m` a line at a time while `fits(a, b)`:
+/// `downs` lines below for each one above, below first, and on the other side when one side
+/// has no more lines.
+pub(crate) fn grow_around(
+    len: usize,
+    m: usize,
+    downs: usize,
+    mut fits: impl FnMut(usize, usize) -> bool,
+) -> (usize, usize) {
+    let (mut a, mut b) = (m, m);
+    let mut step = 0;
+    loop {
+        let down = step % (downs + 1) != downs && b + 1 < len;
+        let next = if down {
+            (a, b + 1)
+        } else if a > 0 {
+            (a - 1, b)
+        } else if b + 1 < len {
+            (a, b + 1)
+        } else {
+            break;
+        };
+        if !fits(next.0, next.1) {
+            break;
+        }
+        (a, b) = next;
+        step += 1;
+    }
+    (a, b)
 }
 
 /// The last line of the block after line `b` (the blank lines between included).

@@ -38,6 +38,15 @@ pub fn estimate(s: &str) -> usize {
     tenths.div_ceil(10)
 }
 
+/// The length in bytes of the longest prefix of `s` estimated at most `max` tokens (a
+/// character boundary). A prefix never costs less than a shorter one, so it is searched for,
+/// not grown a character at a time.
+pub(crate) fn prefix_within(s: &str, max: usize) -> usize {
+    let ends: Vec<usize> = s.char_indices().map(|(i, c)| i + c.len_utf8()).collect();
+    let fitting = ends.partition_point(|&end| estimate(&s[..end]) <= max);
+    fitting.checked_sub(1).map_or(0, |k| ends[k])
+}
+
 /// One character's cost in tenths of a token.
 fn weight(c: char) -> usize {
     let cp = c as u32;
@@ -78,6 +87,18 @@ mod tests {
         // Past twelve letters of a run, a token each.
         assert_eq!(estimate("abcdefghijkl"), 4);
         assert_eq!(estimate("abcdefghijklmn"), 6);
+    }
+
+    #[test]
+    fn the_longest_prefix_within_a_count() {
+        for s in ["", "the cat sat on the mat", "答案在这里", "{}[]()"] {
+            for max in 0..8 {
+                let end = prefix_within(s, max);
+                assert!(estimate(&s[..end]) <= max, "{s:?} {max}");
+                let next = s[end..].chars().next().map(|c| end + c.len_utf8());
+                assert!(next.is_none_or(|n| estimate(&s[..n]) > max), "{s:?} {max}");
+            }
+        }
     }
 
     #[test]
