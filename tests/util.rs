@@ -265,8 +265,14 @@ pub fn serve_port(rx: &Receiver<String>, within: Duration) -> u16 {
 /// A loopback port with nothing listening.
 pub fn dead_port() -> u16 {
     let l = TcpListener::bind("127.0.0.1:0").unwrap();
-    l.local_addr().unwrap().port()
+    let port = l.local_addr().unwrap().port();
+    DEAD_PORTS.lock().unwrap().push(port);
+    port
 }
+
+/// The ports [`dead_port`] handed out: the system may give a freed port to the next listener
+/// that asks, and a mock server on a test's dead port would make "Omnisearch is down" answer.
+static DEAD_PORTS: Mutex<Vec<u16>> = Mutex::new(Vec::new());
 
 /// How the mock server answers.
 #[derive(Clone)]
@@ -298,8 +304,18 @@ pub struct MockServer {
 
 impl MockServer {
     pub fn start(reply: Reply) -> MockServer {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let port = listener.local_addr().unwrap().port();
+        // Never on a port a test counts as dead: the refused listeners are held until one is
+        // given a port of its own.
+        let mut refused = Vec::new();
+        let (listener, port) = loop {
+            let l = TcpListener::bind("127.0.0.1:0").unwrap();
+            let port = l.local_addr().unwrap().port();
+            if !DEAD_PORTS.lock().unwrap().contains(&port) {
+                break (l, port);
+            }
+            refused.push(l);
+        };
+        drop(refused);
         let requests = Arc::new(Mutex::new(Vec::new()));
         let seen = Arc::clone(&requests);
         thread::spawn(move || {
