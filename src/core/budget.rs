@@ -5,7 +5,8 @@
 //! it hands that cost in. The rule, in order:
 //! 1. as many hits as fit at their leanest: path, score, line and a short excerpt (the tail of
 //!    the list keeps a line);
-//! 2. in rank order, each hit whole with its passage while it fits;
+//! 2. in rank order, each hit whole with its passage while it fits (its excerpt cut to the
+//!    lean length: the passage shows what it says);
 //! 3. the best hit's passage before the tail: the last hits are left out (down to
 //!    [`KEEP_HITS`]) to make room for it;
 //! 4. a passage that still does not fit whole is cut to the lines around the hit's line that
@@ -33,7 +34,18 @@ pub fn fit(r: &mut SearchResponse, budget: usize, cost: &dyn Fn(&SearchResponse)
     let total = r.results.len();
     // The warning is part of the frame: counted with its widest numbers, filled in at the end.
     r.warnings.push(note(total, total, budget));
-    let hits = std::mem::take(&mut r.results);
+    // A hit that shows a passage says what its excerpt says, and more: its excerpt is cut to
+    // the lean one's length.
+    let hits: Vec<SearchHit> = std::mem::take(&mut r.results)
+        .into_iter()
+        .map(|h| match h.passages.is_empty() {
+            true => h,
+            false => SearchHit {
+                excerpt: short_excerpt(&h.excerpt),
+                ..h
+            },
+        })
+        .collect();
     // Warnings that would take half the budget leave room for the hits instead.
     while cost(r) > budget / 2 && r.warnings.len() > 1 {
         r.warnings.remove(0);
@@ -127,12 +139,6 @@ fn note(shown: usize, total: usize, budget: usize) -> String {
 /// A hit at its leanest: path, score, line and a short excerpt; no passages, lists, heading,
 /// time or link count (for a budget that has no room for even one whole hit).
 fn lean(h: &SearchHit) -> SearchHit {
-    const EXCERPT_TOKENS: usize = 16;
-    let end = crate::text::tokens::prefix_within(&h.excerpt, EXCERPT_TOKENS);
-    let mut excerpt = h.excerpt[..end].to_string();
-    if end < h.excerpt.len() {
-        excerpt.push_str("...");
-    }
     SearchHit {
         passages: Vec::new(),
         tags: Vec::new(),
@@ -141,9 +147,20 @@ fn lean(h: &SearchHit) -> SearchHit {
         heading: None,
         modified: None,
         links_in: None,
-        excerpt,
+        excerpt: short_excerpt(&h.excerpt),
         ..h.clone()
     }
+}
+
+/// An excerpt cut to a lean hit's length.
+fn short_excerpt(excerpt: &str) -> String {
+    const EXCERPT_TOKENS: usize = 16;
+    let end = crate::text::tokens::prefix_within(excerpt, EXCERPT_TOKENS);
+    let mut short = excerpt[..end].to_string();
+    if end < excerpt.len() {
+        short.push_str("...");
+    }
+    short
 }
 
 /// The first passage of `hit` cut to the lines around the hit's line whose cost fits in

@@ -100,3 +100,17 @@ fn the_best_hit_gets_its_passage_before_the_tail_and_cuts_say_so() {
     fit(&mut r, 20_000, &json_cost);
     assert!(r.results.iter().all(|h| !h.passages[0].cut));
 }
+
+#[test]
+fn a_hit_with_its_passage_keeps_only_a_short_excerpt() {
+    let mut r = response(3, 4);
+    for h in &mut r.results {
+        h.excerpt = "words of the excerpt, ".repeat(20);
+    }
+    let long = r.results[0].excerpt.len();
+    fit(&mut r, 500, &json_cost);
+    let top = &r.results[0];
+    assert!(!top.passages.is_empty(), "{r:?}");
+    assert!(top.excerpt.len() < long / 4, "{}", top.excerpt);
+    assert!(top.excerpt.ends_with("..."), "{}", top.excerpt);
+}
