@@ -22,6 +22,7 @@ mod mcp_clients;
 mod omnisearch;
 mod passages;
 mod portability;
+mod readme;
 mod related;
 mod scan;
 mod serve;
