@@ -85,11 +85,98 @@ fn agents_md_directive() {
 }
 
 #[test]
-fn skill_works_without_a_vault() {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_vault-search"))
-        .args(["--vault", "/definitely/not/here", "skill"])
-        .output_retried();
-    assert_ok(&out);
+fn skill_without_a_vault_is_a_one_line_error() {
+    let env = Env::new();
+    let skills = env.root.path().join("skills");
+    for args in [
+        vec!["skill"],
+        vec!["skill", "--agents-md"],
+        vec!["skill", "--install", "--dir", skills.to_str().unwrap()],
+    ] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_vault-search"))
+            .env_remove("OBSIDIAN_VAULT")
+            .env_remove("OBSIDIAN_VAULT_PATH")
+            .args(["--vault", "/definitely/not/here"])
+            .args(&args)
+            .output_retried();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = stderr(&out);
+        assert!(err.starts_with("vault-search: vault not found"), "{err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        assert!(stdout(&out).is_empty());
+    }
+    assert!(!skills.exists(), "nothing installed");
+}
+
+/// The one command line of a `SKILL.md`'s code block, with a query in place of its
+/// placeholder and its optional `[...]` parts left out, as an agent would type it.
+fn skill_command(md: &str, query: &str) -> String {
+    let block = md.split_once("```bash\n").expect("a bash block").1;
+    let line = block.lines().next().unwrap();
+    let mut line = line.replace("\"<2-5 distinctive keywords>\"", query);
+    while let Some(a) = line.find(" [") {
+        let b = a + line[a..].find(']').expect("a closing ]");
+        line.replace_range(a..=b, "");
+    }
+    line
+}
+
+#[test]
+fn the_installed_skill_searches_the_vault_it_was_installed_for() {
+    let env = Env::new();
+    // D: a path a shell would split and expand unless quoted.
+    let d = env.root.path().join("it's my $HOME vault");
+    std::fs::create_dir_all(&d).unwrap();
+    std::fs::write(d.join("Tape.md"), "# Tape\nThe weekly tape backup.\n").unwrap();
+    // The vault the agent's environment names: the skill must not search it.
+    env.write("Other.md", "# Other\nThe weekly tape backup, elsewhere.\n");
+    let skills = env.root.path().join("skills");
+    let vs = |c: &mut std::process::Command| {
+        c.env_remove("OBSIDIAN_VAULT_PATH")
+            .env("OBSIDIAN_VAULT", &env.vault)
+            .env("VAULT_SEARCH_CACHE_DIR", &env.cache)
+            .env("OMNISEARCH_PORT", env.dead_port.to_string());
+    };
+    let mut install = std::process::Command::new(env!("CARGO_BIN_EXE_vault-search"));
+    vs(&mut install);
+    install
+        .arg("--vault")
+        .arg(&d)
+        .args(["skill", "--install", "--dir"])
+        .arg(&skills);
+    assert_ok(&install.output_retried());
+    let md = std::fs::read_to_string(skills.join("vault-search/SKILL.md")).unwrap();
+    let line = skill_command(&md, "\"weekly tape\"");
+    let searched = |out: std::process::Output| {
+        assert_ok(&out);
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let paths: Vec<&str> = json["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| h["path"].as_str().unwrap())
+            .collect();
+        assert_eq!(paths, ["Tape.md"], "{line}");
+        assert!(
+            json["vault"]
+                .as_str()
+                .unwrap()
+                .ends_with("it's my $HOME vault"),
+            "{json}"
+        );
+    };
+    // As the agent's shell runs it.
+    #[cfg(unix)]
+    {
+        let mut sh = std::process::Command::new("sh");
+        vs(&mut sh);
+        searched(sh.arg("-c").arg(&line).output_retried());
+    }
+    // Split as a POSIX shell splits it (Windows has no `sh` to ask).
+    let words = crate::util::shell_words(&line).unwrap();
+    let mut direct = std::process::Command::new(&words[0]);
+    vs(&mut direct);
+    searched(direct.args(&words[1..]).output_retried());
 }
 
 #[test]

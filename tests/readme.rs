@@ -17,7 +17,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::util::{stderr, stdout, Env, Start};
+use crate::util::{shell_words, stderr, stdout, Env, Start};
 
 /// The pages whose examples are run.
 const PAGES: &[&str] = &["README.md", "docs/guide.md", "docs/agents.md"];
@@ -107,64 +107,6 @@ fn parse_first_hit(claim: &str) -> Option<(String, u64, String)> {
     let (line, rest) = rest.split_once(", heading \"")?;
     let heading = rest.split_once('"')?.0;
     Some((path.to_string(), line.parse().ok()?, heading.to_string()))
-}
-
-/// A command line split as a POSIX shell splits it: single and double quotes, backslashes;
-/// an unquoted `#` starting a word begins a comment, and an unquoted `>`, `<` or `|` ends the
-/// command (what follows is the shell's, not the binary's).
-fn shell_words(line: &str) -> Result<Vec<String>, String> {
-    let mut words = Vec::new();
-    let mut word: Option<String> = None;
-    let mut chars = line.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            ' ' | '\t' => words.extend(word.take()),
-            '#' if word.is_none() => break,
-            '>' | '<' | '|' => break,
-            '\'' => {
-                let w = word.get_or_insert_with(String::new);
-                loop {
-                    match chars.next() {
-                        Some('\'') => break,
-                        Some(c) => w.push(c),
-                        None => return Err(format!("an unclosed ' in {line}")),
-                    }
-                }
-            }
-            '"' => {
-                let w = word.get_or_insert_with(String::new);
-                loop {
-                    match chars.next() {
-                        Some('"') => break,
-                        Some('\\') => match chars.next() {
-                            Some(c @ ('"' | '\\' | '$' | '`')) => w.push(c),
-                            Some(c) => {
-                                w.push('\\');
-                                w.push(c);
-                            }
-                            None => return Err(format!("an unclosed \" in {line}")),
-                        },
-                        Some('$' | '`') => return Err(format!("a shell expansion in {line}")),
-                        Some(c) => w.push(c),
-                        None => return Err(format!("an unclosed \" in {line}")),
-                    }
-                }
-            }
-            '\\' => {
-                if let Some(c) = chars.next() {
-                    word.get_or_insert_with(String::new).push(c);
-                }
-            }
-            '$' | '`' | ';' | '&' | '(' | ')' | '*' | '?' => {
-                return Err(format!(
-                    "{c:?} would be the shell's, not the binary's: {line}"
-                ))
-            }
-            c => word.get_or_insert_with(String::new).push(c),
-        }
-    }
-    words.extend(word);
-    Ok(words)
 }
 
 /// Copies the demo vault into `to`, folder by folder.

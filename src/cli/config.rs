@@ -113,15 +113,14 @@ impl Config {
                 env_nonempty("NO_COLOR").is_none() && std::io::stdout().is_terminal()
             }
         };
-        let needs_vault = !matches!(
-            command,
-            Some(Command::Skill(_)) | Some(Command::Completions(_))
-        );
+        // `skill` needs one too: its command names the vault, and a skill for a folder that
+        // isn't there would search nothing.
+        let needs_vault = !matches!(command, Some(Command::Completions(_)));
         let (candidate, origin) = vault_candidate(vault)?;
         let vault = match check_vault(&candidate, origin) {
             Ok(v) => v,
             Err(e) if needs_vault => return Err(e),
-            // `skill` only names the vault in its text; `completions` doesn't use it.
+            // `completions` doesn't use it.
             Err(_) => candidate,
         };
         let cache_dir = cache_dir

@@ -152,13 +152,13 @@ fn run(config: &Config) -> Result<()> {
         Action::Skill(s) => {
             let bin = crate::paths::binary_path()?;
             if s.agents_md {
-                write!(out, "{}", skill::agents_md(&bin))
+                write!(out, "{}", skill::agents_md(&bin, &config.vault)?)
             } else if s.install {
                 let path = skill::install_path(s.dir.as_deref())?;
-                skill::install(&path, &skill::skill_md(&bin, &config.vault), s.force)?;
+                skill::install(&path, &skill::skill_md(&bin, &config.vault)?, s.force)?;
                 writeln!(out, "installed {}", path.display())
             } else {
-                write!(out, "{}", skill::skill_md(&bin, &config.vault))
+                write!(out, "{}", skill::skill_md(&bin, &config.vault)?)
             }
         }
         Action::Completions(shell) => {
