@@ -690,6 +690,59 @@ fn no_lint_is_allowed_that_the_design_refuses() {
     );
 }
 
+/// The top-level modules that may write to stdout or stderr. Library code returns what it has
+/// to say (warnings travel in the response) and a front-end prints it. The one other writer is
+/// `pdf_child`: the PDF extractor's child process (`__extract-pdf`), whose stdout is the pipe
+/// its parent reads the text from and whose stderr only a person running it by hand sees.
+const PRINTERS: &[&str] = &["cli", "mcp", "serve", "pdf_child"];
+
+/// What writes to the terminal, as `code` (comments and strings blanked) names it.
+const PRINTING: &[&str] = &[
+    "print!",
+    "println!",
+    "eprint!",
+    "eprintln!",
+    "dbg!",
+    "stdout()",
+    "stderr()",
+];
+
+/// The (line, what) of each write to the terminal in `code`.
+fn prints(code: &str) -> Vec<(usize, &'static str)> {
+    let mut out = Vec::new();
+    for (n, line) in code.lines().enumerate() {
+        for what in PRINTING {
+            let found = line
+                .match_indices(what)
+                .any(|(at, _)| !line[..at].chars().next_back().is_some_and(is_ident));
+            if found {
+                out.push((n + 1, *what));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn only_front_ends_print() {
+    let mut bad = Vec::new();
+    for f in sources() {
+        if PRINTERS.contains(&top(&f.module)) {
+            continue;
+        }
+        for (line, what) in prints(&f.code) {
+            bad.push(format!("src/{}:{line}: {what}", f.rel));
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "library code writes to the terminal (return it in the response; a front-end prints):\n{}",
+        bad.join("\n")
+    );
+    let code = blank("fn f() {\n    eprintln!(\"x\"); // println!\n    let o = std::io::stdout();\n    my_print!(1);\n}\n");
+    assert_eq!(prints(&code), [(2, "eprintln!"), (3, "stdout()")]);
+}
+
 /// The (line, lint) of each refused lint named in `code` (comments and strings blanked): in
 /// an `allow`, a `cfg_attr`'s `allow` or an inner `#![allow]` alike.
 fn refused_allows(code: &str) -> Vec<(usize, &'static str)> {

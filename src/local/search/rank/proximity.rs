@@ -72,4 +72,22 @@ mod tests {
         // One word gains nothing from the choice of window.
         assert_eq!(length_prior(1_000_000, 1), 0.0);
     }
+
+    #[test]
+    fn the_ranking_page_gives_the_length_prior_as_it_is() {
+        let page = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/ranking.md"),
+        )
+        .unwrap();
+        // The page wraps its lines anywhere: compare with the white space made one space.
+        let page = page.split_whitespace().collect::<Vec<_>>().join(" ");
+        let said = format!(
+            "(−{:.1} at a million tokens for four words)",
+            length_prior(1_000_000, 4)
+        );
+        assert!(
+            page.contains(&said),
+            "docs/ranking.md should say {said:?}: the length prior's weights changed"
+        );
+    }
 }
