@@ -243,6 +243,38 @@ fn subcommand(words: &[String]) -> Option<&str> {
     None
 }
 
+/// The JSON fields whose values change from run to run: a page's example only says they are
+/// there.
+const VARYING: &[&str] = &["elapsed_seconds", "vault", "modified"];
+
+/// `Ok` when every field the page shows is in the output with the value it shows (a page may
+/// leave fields out, never show one the output lacks or a value it doesn't give).
+fn json_within(shown: &serde_json::Value, got: &serde_json::Value, at: &str) -> Result<(), String> {
+    use serde_json::Value;
+    match (shown, got) {
+        (Value::Object(want), Value::Object(have)) => {
+            for (key, value) in want {
+                let Some(had) = have.get(key) else {
+                    return Err(format!("the page shows {at}.{key}, the output has none"));
+                };
+                if !VARYING.contains(&key.as_str()) {
+                    json_within(value, had, &format!("{at}.{key}"))?;
+                }
+            }
+            Ok(())
+        }
+        (Value::Array(want), Value::Array(have)) if want.len() == have.len() => want
+            .iter()
+            .zip(have)
+            .enumerate()
+            .try_for_each(|(i, (w, h))| json_within(w, h, &format!("{at}[{i}]"))),
+        _ if shown == got => Ok(()),
+        _ => Err(format!(
+            "the page shows {at} = {shown}, the output has {got}"
+        )),
+    }
+}
+
 /// Runs one example; `Err` says what is wrong with it.
 fn check(example: &Example, env: &Env) -> Result<(), String> {
     let (words, needs_hits) = adapted(&example.words, env);
@@ -270,7 +302,11 @@ fn check(example: &Example, env: &Env) -> Result<(), String> {
     } else if text.trim().is_empty() && subcommand(&words) != Some("mcp") {
         return Err("no output".into());
     }
-    if !example.shown.is_empty() {
+    if let Ok(shown) = serde_json::from_str::<serde_json::Value>(&example.shown.join("\n")) {
+        let got: serde_json::Value =
+            serde_json::from_str(&text).map_err(|e| format!("not JSON ({e}): {text}"))?;
+        json_within(&shown, &got, "")?;
+    } else if !example.shown.is_empty() {
         let want: Vec<String> = example.shown.iter().map(|l| masked(l)).collect();
         let got: Vec<String> = text.lines().map(masked).collect();
         if want != got {
@@ -336,6 +372,12 @@ fn the_examples_test_sees_a_missing_flag_and_an_empty_answer() {
     let found = examples("page", page);
     assert_eq!(found.len(), 3, "{found:?}");
     let errors: Vec<String> = found.iter().map(|e| check(e, &env).unwrap_err()).collect();
+    let shown: serde_json::Value =
+        serde_json::json!({"vault": "/x", "results": [{"line": 9, "heading": "Restore"}]});
+    let got = serde_json::json!({"vault": "/y", "results": [{"line": 4, "heading": "Restore"}]});
+    let wrong = json_within(&shown, &got, "").unwrap_err();
+    assert!(wrong.contains(".results[0].line = 9"), "{wrong}");
+    assert!(json_within(&shown, &serde_json::json!({"results": []}), "").is_err());
     assert!(errors[0].contains("exit Some(2)"), "{}", errors[0]);
     assert!(errors[1].contains("(no results)"), "{}", errors[1]);
     assert!(errors[2].contains("no link either way"), "{}", errors[2]);
