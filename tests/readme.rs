@@ -13,7 +13,8 @@
 //!   heading "H"` under it says what its first hit is.
 //!
 //! Synopses (`vault-search read NOTE [--heading H]`) are written in ```` ```text ```` blocks
-//! without `$`, so they are not run.
+//! without `$`: they are not run, but each flag they name must be in the `--help` of their
+//! subcommand.
 
 use std::path::{Path, PathBuf};
 
@@ -469,5 +470,93 @@ fn every_file_the_docs_name_exists() {
     assert_eq!(
         named_paths("see `src/local/schema.rs`, (benches/eval.sh). and xsrc/no"),
         ["src/local/schema.rs", "benches/eval.sh"]
+    );
+}
+
+/// A synopsis a page shows (a line `vault-search …` of a ```` ```text ```` block, not run): where,
+/// its subcommand, and the flags it names.
+type Synopsis = (String, Option<String>, Vec<String>);
+
+/// The synopses of one page.
+fn synopses(page: &str, text: &str) -> Vec<Synopsis> {
+    let mut out = Vec::new();
+    let mut block: Option<String> = None;
+    for (i, line) in text.lines().enumerate() {
+        let trimmed = line.trim_start();
+        if let Some(info) = trimmed.strip_prefix("```") {
+            block = match block {
+                Some(_) => None,
+                None => Some(info.trim().to_string()),
+            };
+            continue;
+        }
+        let Some(rest) = trimmed.strip_prefix("vault-search ") else {
+            continue;
+        };
+        if block.as_deref() != Some("text") {
+            continue;
+        }
+        let tokens: Vec<&str> = rest
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+            .filter(|t| !t.is_empty())
+            .collect();
+        let sub = tokens
+            .first()
+            .filter(|t| t.chars().all(|c| c.is_ascii_lowercase()))
+            .map(|t| t.to_string());
+        let flags = tokens
+            .iter()
+            .filter(|t| {
+                t.starts_with('-') && t.trim_start_matches('-').starts_with(char::is_alphabetic)
+            })
+            .map(|t| t.to_string())
+            .collect();
+        out.push((format!("{page}:{}", i + 1), sub, flags));
+    }
+    out
+}
+
+#[test]
+fn every_flag_a_synopsis_names_exists() {
+    let env = Env::new();
+    let mut missing = Vec::new();
+    let mut flags = 0;
+    for page in PAGES {
+        let text = std::fs::read_to_string(repo(page)).unwrap();
+        for (at, sub, named) in synopses(page, &text) {
+            let mut cmd = env.cmd();
+            cmd.args(sub.as_deref()).arg("--help");
+            let out = cmd.output_retried();
+            assert!(out.status.success(), "{at}: `{sub:?} --help` fails");
+            let help = stdout(&out);
+            for flag in named {
+                flags += 1;
+                let listed = help.match_indices(&flag).any(|(i, _)| {
+                    let after = help[i + flag.len()..].chars().next();
+                    let before = help[..i].chars().next_back();
+                    !after.is_some_and(|c| c.is_ascii_alphanumeric() || c == '-')
+                        && !before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '-')
+                });
+                if !listed {
+                    missing.push(format!(
+                        "{at}: {flag} is not in `vault-search {} --help`",
+                        sub.as_deref().unwrap_or("")
+                    ));
+                }
+            }
+        }
+    }
+    assert!(flags > 15, "only {flags} flags found in the synopses");
+    assert!(missing.is_empty(), "{}", missing.join("\n"));
+    assert_eq!(
+        synopses(
+            "p",
+            "```text\nvault-search read NOTE [--heading H|-n N]  a note\n```\n"
+        ),
+        [(
+            "p:2".to_string(),
+            Some("read".to_string()),
+            vec!["--heading".to_string(), "-n".to_string()]
+        )]
     );
 }
