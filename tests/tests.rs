@@ -22,6 +22,7 @@ mod mcp_clients;
 mod omnisearch;
 mod passages;
 mod portability;
+mod ranking;
 mod readme;
 mod related;
 mod scan;
