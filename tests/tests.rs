@@ -14,6 +14,7 @@ mod giant_disk;
 mod hardening;
 mod layout;
 mod link_filters;
+mod link_rules;
 mod link_storage;
 mod links;
 mod local;

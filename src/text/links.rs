@@ -4,12 +4,14 @@
 //!
 //! It runs in the indexing pass over every note, so it is one cheap scan: a note with no `[`
 //! costs one `memchr`, and only lines holding a `[` are looked at closely. Nothing inside
-//! fenced code, inline code, `%% … %%` or `<!-- … -->` comments is a link; a destination with
+//! code blocks as CommonMark reads them (fenced or indented, in callouts and list items too:
+//! see [`super::blocks`]), inline code, `%% … %%` or `<!-- … -->` comments is a link; a destination with
 //! a scheme (`https:`, `mailto:`, `obsidian:`) is not a vault link.
 //!
 //! What a link points to is decided later, at query time (see `crate::local::links`): here a
 //! link is only what the note wrote.
 
+use super::blocks::Blocks;
 use super::destination::Destinations;
 use super::scan::{self, CodeRuns};
 
@@ -49,11 +51,14 @@ pub(crate) fn parse(text: &str, body_start: usize) -> Vec<Link> {
     out
 }
 
-/// Wikilinks in property values: Obsidian links nothing else there.
+/// Wikilinks in property values that YAML reads as text (see [`super::property_links`]):
+/// Obsidian links nothing else there.
 fn frontmatter_links(fm: &str, out: &mut Vec<Link>) {
     for (i, line) in fm.split('\n').enumerate() {
         if line.contains("[[") {
-            wikilinks(line, &[(0, line.len())], i as u32 + 1, out);
+            let line = line.trim_end_matches('\r');
+            let text = super::property_links::text_ranges(line);
+            wikilinks(line, &text, i as u32 + 1, out);
         }
     }
 }
@@ -62,8 +67,6 @@ fn frontmatter_links(fm: &str, out: &mut Vec<Link>) {
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Open {
     Nothing,
-    /// Inside a fence opened by this marker.
-    Fence(&'static str),
     /// Inside `%% … %%`.
     Percent,
     /// Inside `<!-- … -->`.
@@ -74,6 +77,7 @@ fn body_links(text: &str, body_start: usize, out: &mut Vec<Link>) {
     let bytes = text.as_bytes();
     let mut line_no = 1 + memchr::memchr_iter(b'\n', &bytes[..body_start]).count() as u32;
     let mut state = Open::Nothing;
+    let mut blocks = Blocks::default();
     // The line ends, the `[`s and the comment markers (`%`, `<`) are each found by one SIMD
     // pass over the body and read in step with the lines: a line holding none of them costs
     // a few comparisons (most lines; a per-line search cost more than the rest of the parse).
@@ -90,21 +94,10 @@ fn body_links(text: &str, body_start: usize, out: &mut Vec<Link>) {
         from = end;
         line_no += 1;
         let lb = &body[start..end];
-        let indent = lb.iter().take_while(|&&c| c == b' ' || c == b'\t').count();
-        let rest = &lb[indent..];
-        if let Open::Fence(fence) = state {
-            if indent <= 3 && rest.starts_with(fence.as_bytes()) {
-                state = Open::Nothing;
-            }
-            continue;
-        }
-        if state == Open::Nothing && indent <= 3 {
-            if rest.starts_with(b"```") {
-                state = Open::Fence("```");
-                continue;
-            }
-            if rest.starts_with(b"~~~") {
-                state = Open::Fence("~~~");
+        if state == Open::Nothing {
+            let mut bare = lb.strip_suffix(b"\n").unwrap_or(lb);
+            bare = bare.strip_suffix(b"\r").unwrap_or(bare);
+            if blocks.is_code(bare) {
                 continue;
             }
         }

@@ -4,6 +4,7 @@
 //! It sits beside the core, below the engines, so the local engine never has to import the
 //! Omnisearch client (or the other way round) for a helper.
 
+mod blocks;
 pub(crate) mod canvas;
 pub(crate) mod comments;
 mod destination;
@@ -15,6 +16,7 @@ pub(crate) mod outline;
 pub(crate) mod parts;
 pub(crate) mod passage;
 pub(crate) mod properties;
+mod property_links;
 pub(crate) mod scan;
 pub(crate) mod terminal;
 pub(crate) mod tokens;

@@ -3,11 +3,13 @@
 //!
 //! The rule, in order (observed on Obsidian 1.13.7 through `getFirstLinkpathDest` and
 //! `resolvedLinks`, reported in github.com/pvliesdonk/markdown-vault-mcp pull request #1380 and
-//! issue #1383):
+//! issue #1383; the Obsidian Help vault's "Internal links" page):
 //!
-//! 1. An empty target (`[[#Heading]]`) is the linking note itself.
+//! 1. An empty target (`[[#Heading]]`) is the linking note itself. A target's surrounding
+//!    whitespace is no part of it (JavaScript's `trim`: Unicode white space and U+FEFF).
 //! 2. A target starting `./` or `../` is a path relative to the linking note's folder, and
-//!    only that path (no search by name).
+//!    only that path (no search by name); a `..` at the vault's root stays at the root, as a
+//!    path does in a URL (`../../Note` from `a/x.md` is `Note.md`).
 //! 3. The target as a vault path (`.md` optional, any case) wins, even over a note of the same
 //!    name beside the linking note: `[[Note]]` is `Note.md` at the root when there is one.
 //!    Where only case tells two files apart (`Note.md`, `note.md` on Linux) the one spelt as
@@ -15,9 +17,13 @@
 //! 4. Then the target relative to the linking note's folder (`[[sub/Note]]` from `a/x.md` is
 //!    `a/sub/Note.md`).
 //! 5. Then every file whose path ends with the target, compared without case (a bare name is
-//!    any file of that name, `[[b/Note]]` any `…/b/Note.md`): one in the linking note's own
-//!    folder first (an ancestor folder counts for nothing), else the shortest path string
-//!    (`a/b/Note.md` before `zzzz/Note.md`), ties in byte order.
+//!    any file of that name, `[[b/Note]]` any `…/b/Note.md`): those under the linking note's
+//!    folder (in it or any folder below it) first, and of those the shortest path, else the
+//!    shortest path of all (`a/b/Note.md` before `zzzz/Note.md`). Lengths are JavaScript's,
+//!    in UTF-16 units (`é` is one, `😀` two), not bytes; ties in byte order.
+//!
+//! Each step looks a target up with `.md` added first, then as written — but a name with a
+//! dot (`[[v1.2]]`, `[[doc.pdf]]`) as written first: a file so named wins over `v1.2.md`.
 //!
 //! A target is compared as the spelling of a vault path (`crate::paths::namebytes`): a
 //! private-use character it writes is itself, never the escape of a byte of a name that is
@@ -58,13 +64,15 @@ pub(crate) struct Paths {
 }
 
 /// The files a target form names by the end of their paths, ready for any linking folder:
-/// the best of all, and the best in each folder that holds one.
+/// the best of all, and the best under each folder asked about so far.
 #[derive(Debug)]
 struct Named {
-    /// The shortest path string (then the one spelt as the target is, then byte order).
+    /// The shortest path ([`rank`]).
     best: Option<usize>,
-    /// The matches ordered by (folder, then as `best`): a folder's first is its best.
-    by_folder: Vec<usize>,
+    /// The matches in byte order of their paths: those under a folder are a run.
+    sorted: Vec<usize>,
+    /// Folder → the best match under it, once asked.
+    under: HashMap<String, Option<usize>>,
 }
 
 /// What a link and the file it may name have in common: the file name lowercased, without a
@@ -165,17 +173,17 @@ impl Paths {
     /// `None`: unresolved.
     pub(crate) fn resolve<'a>(&'a self, target: &str, source: &'a str) -> Option<&'a str> {
         // Paths are spellings: the target is compared as one (see [`target_key`]).
-        let target = spell_str(target.trim());
+        let target = spell_str(js_trim(target));
         let target = target.as_ref();
         if target.is_empty() {
             return Some(source);
         }
         let dir = folder(source);
         if target.starts_with("./") || target.starts_with("../") {
-            let joined = normalize(&join(dir, target))?;
+            let joined = normalize(&join(dir, target));
             return forms(&joined).find_map(|f| self.find(&f));
         }
-        let target = normalize(target.trim_start_matches('/'))?;
+        let target = normalize(target.trim_start_matches('/'));
         if target.is_empty() {
             return None;
         }
@@ -192,21 +200,31 @@ impl Paths {
     }
 
     /// Step 5 of the rule for one form of a target, written in a note of the folder `dir`:
-    /// the best path ending with it in `dir`, else the best of all.
+    /// the best path ending with it under `dir`, else the best of all.
     fn by_name(&self, form: &str, dir: &str) -> Option<usize> {
         let mut cache = self.named.borrow_mut();
         if !cache.contains_key(form) {
             let named = self.named_by(form);
             cache.insert(form.to_string(), named);
         }
-        let named = cache.get(form)?;
-        let at = named
-            .by_folder
-            .partition_point(|&i| folder(&self.paths[i]) < dir);
-        match named.by_folder.get(at) {
-            Some(&i) if folder(&self.paths[i]) == dir => Some(i),
-            _ => named.best,
+        let named = cache.get_mut(form)?;
+        if dir.is_empty() || named.sorted.len() < 2 {
+            return named.best;
         }
+        if let Some(&found) = named.under.get(dir) {
+            return found.or(named.best);
+        }
+        let prefix = format!("{dir}/");
+        let at = named
+            .sorted
+            .partition_point(|&i| self.paths[i].as_str() < prefix.as_str());
+        let found = named.sorted[at..]
+            .iter()
+            .copied()
+            .take_while(|&i| self.paths[i].starts_with(&prefix))
+            .min_by_key(|&i| rank(&self.paths[i]));
+        named.under.insert(dir.to_string(), found);
+        found.or(named.best)
     }
 
     /// The paths ending with `form` (without case), ordered for [`Paths::by_name`]: one walk
@@ -225,14 +243,30 @@ impl Paths {
         #[cfg(test)]
         self.walked
             .set(self.walked.get() + self.by_key.get(&key_of(form)).map_or(0, Vec::len));
-        let rank = |i: usize| (self.paths[i].len(), self.paths[i].as_str());
-        let best = found.iter().copied().min_by_key(|&i| rank(i));
-        found.sort_unstable_by_key(|&i| (folder(&self.paths[i]), rank(i)));
+        let best = found.iter().copied().min_by_key(|&i| rank(&self.paths[i]));
+        found.sort_unstable_by_key(|&i| self.paths[i].as_str());
         Named {
             best,
-            by_folder: found,
+            sorted: found,
+            under: HashMap::new(),
         }
     }
+}
+
+/// How step 5 orders paths: by length as JavaScript measures it (UTF-16 units), then bytes.
+fn rank(path: &str) -> (usize, &str) {
+    let units = if path.is_ascii() {
+        path.len()
+    } else {
+        path.encode_utf16().count()
+    };
+    (units, path)
+}
+
+/// `s` without the white space JavaScript's `String.prototype.trim` removes (Unicode's
+/// `White_Space`, which Rust's `trim` removes too, and U+FEFF, which it keeps).
+fn js_trim(s: &str) -> &str {
+    s.trim_matches(|c: char| c.is_whitespace() || c == '\u{feff}')
 }
 
 /// The folder of a vault path (`""` at the root).
@@ -240,13 +274,20 @@ fn folder(path: &str) -> &str {
     path.rsplit_once('/').map_or("", |(d, _)| d)
 }
 
-/// The paths a target may name: with `.md` first unless it already ends so, then as written.
+/// The paths a target may name: with `.md` first unless it already ends so, then as written
+/// — as written first when its name holds a dot (`v1.2`, `doc.pdf`).
 fn forms(target: &str) -> impl Iterator<Item = String> + '_ {
     let has_md = target.to_lowercase().ends_with(".md");
     let with_md = (!has_md).then(|| format!("{target}.md"));
-    with_md
-        .into_iter()
-        .chain(std::iter::once(target.to_string()))
+    let name = target.rsplit('/').next().unwrap_or(target);
+    let dotted = name.contains('.');
+    let as_written = std::iter::once(target.to_string());
+    let (first, last) = if dotted {
+        (None, with_md)
+    } else {
+        (with_md, None)
+    };
+    first.into_iter().chain(as_written).chain(last)
 }
 
 fn join(dir: &str, rel: &str) -> String {
@@ -257,19 +298,19 @@ fn join(dir: &str, rel: &str) -> String {
     }
 }
 
-/// `a/./b/../c` → `a/c`; `None` when `..` climbs out of the vault.
-fn normalize(path: &str) -> Option<String> {
+/// `a/./b/../c` → `a/c`; a `..` at the root stays there (`../x` → `x`).
+fn normalize(path: &str) -> String {
     let mut parts: Vec<&str> = Vec::new();
     for part in path.split('/') {
         match part {
             "" | "." => {}
             ".." => {
-                parts.pop()?;
+                parts.pop();
             }
             p => parts.push(p),
         }
     }
-    Some(parts.join("/"))
+    parts.join("/")
 }
 
 #[cfg(test)]
@@ -304,6 +345,22 @@ mod tests {
     }
 
     #[test]
+    fn under_the_source_folder_then_shortest_in_utf16_units() {
+        let v = vault(&["a/b/c/Note.md", "z/Note.md", "a/y/Note.md", "ab/Note.md"]);
+        // Sub-folders of the linking note's folder count, the shortest of them first.
+        assert_eq!(v.resolve("Note", "a/x.md"), Some("a/y/Note.md"));
+        assert_eq!(v.resolve("Note", "a/b/x.md"), Some("a/b/c/Note.md"));
+        // `a/` is no prefix of `ab/`; nothing under `q/`: the shortest of all.
+        assert_eq!(v.resolve("Note", "q/x.md"), Some("z/Note.md"));
+        // `é` is two bytes and one UTF-16 unit; `😀` four bytes, two units, one char.
+        let v = vault(&["ab/N.md", "é/N.md"]);
+        assert_eq!(v.resolve("N", "x.md"), Some("é/N.md"));
+        let v = vault(&["abc/N.md", "😀😀/N.md"]);
+        assert_eq!(v.resolve("N", "x.md"), Some("abc/N.md"));
+        assert_eq!(v.resolve("\u{feff} N \t", "x.md"), Some("abc/N.md"));
+    }
+
+    #[test]
     fn relative_paths_and_the_source_folder() {
         let v = vault(&["a/sub/Note.md", "z/sub/Note.md", "up.md", "a/Self.md"]);
         assert_eq!(v.resolve("sub/Note", "a/x.md"), Some("a/sub/Note.md"));
@@ -311,7 +368,9 @@ mod tests {
         assert_eq!(v.resolve("./sub/Note.md", "z/x.md"), Some("z/sub/Note.md"));
         // `./` is that path only, never a search by name; `..` out of the vault is nothing.
         assert_eq!(v.resolve("./Note", "a/x.md"), None);
-        assert_eq!(v.resolve("../../up", "a/x.md"), None);
+        // `..` past the root stays at the root.
+        assert_eq!(v.resolve("../../up", "a/x.md"), Some("up.md"));
+        assert_eq!(v.resolve("../../../a/Self", "a/x.md"), Some("a/Self.md"));
         assert_eq!(v.resolve("", "a/Self.md"), Some("a/Self.md"));
         assert_eq!(v.resolve("/up", "a/x.md"), Some("up.md"));
     }
@@ -324,6 +383,12 @@ mod tests {
         assert_eq!(v.resolve("Board", "n.md"), None);
         assert_eq!(v.resolve("v1.2", "n.md"), Some("v1.2.md"));
         assert_eq!(v.resolve("doc.pdf", "n.md"), Some("doc.pdf.md"));
+        // A name with a dot is looked up as written first.
+        let v = vault(&["v1.2.md", "v1.2", "doc.pdf", "doc.pdf.md", "x.md"]);
+        assert_eq!(v.resolve("v1.2", "n.md"), Some("v1.2"));
+        assert_eq!(v.resolve("v1.2.md", "n.md"), Some("v1.2.md"));
+        assert_eq!(v.resolve("doc.pdf", "n.md"), Some("doc.pdf"));
+        assert_eq!(v.resolve("x", "n.md"), Some("x.md"));
         assert_eq!(v.resolve("missing.png", "n.md"), None);
     }
 
@@ -366,7 +431,7 @@ mod tests {
                     let p = p.to_lowercase();
                     p == lower || p.ends_with(&format!("/{lower}"))
                 })
-                .min_by_key(|p| (folder(p) != dir, p.len(), p.as_str()))
+                .min_by_key(|p| (!p.starts_with(&format!("{dir}/")), rank(p)))
                 .map(String::as_str)
         })
     }
