@@ -3,6 +3,9 @@
 //!
 //! The front-end renders (JSON, text, MCP's two views) and so knows what a response costs;
 //! it hands that cost in. The rule, in order:
+//! 0. every hit keeps what shows its note (path, basename, kind, score, excerpt, engine, line,
+//!    passages) and drops what it says about it beside: tags, aliases, matched words, the link
+//!    count and the time, and a heading its passage already names;
 //! 1. as many hits as fit at their leanest: path, score, line and a short excerpt (the tail of
 //!    the list keeps a line);
 //! 2. in rank order, each hit whole with its passage while it fits (its excerpt cut to the
@@ -38,6 +41,7 @@ pub fn fit(r: &mut SearchResponse, budget: usize, cost: &dyn Fn(&SearchResponse)
     // the lean one's length.
     let hits: Vec<SearchHit> = std::mem::take(&mut r.results)
         .into_iter()
+        .map(bare)
         .map(|h| match h.passages.is_empty() {
             true => h,
             false => SearchHit {
@@ -136,17 +140,37 @@ fn note(shown: usize, total: usize, budget: usize) -> String {
     format!("cut to the {budget}-token budget: {shown} of {total} hits")
 }
 
-/// A hit at its leanest: path, score, line and a short excerpt; no passages, lists, heading,
-/// time or link count (for a budget that has no room for even one whole hit).
-fn lean(h: &SearchHit) -> SearchHit {
+/// Rule 0: a hit without the fields that describe its note beside its text (they cost tokens
+/// on every hit and seldom answer), nor a heading its first passage names (the passage's
+/// heading path ends with it).
+fn bare(h: SearchHit) -> SearchHit {
+    let named = |p: &Passage| {
+        let (Some(path), Some(heading)) = (&p.heading, &h.heading) else {
+            return false;
+        };
+        path == heading || path.ends_with(&format!(" > {heading}"))
+    };
+    let heading = match h.passages.first().is_some_and(named) {
+        true => None,
+        false => h.heading.clone(),
+    };
     SearchHit {
-        passages: Vec::new(),
         tags: Vec::new(),
         aliases: Vec::new(),
         matched: Vec::new(),
-        heading: None,
         modified: None,
         links_in: None,
+        heading,
+        ..h
+    }
+}
+
+/// A hit at its leanest: path, score, line and a short excerpt; no passages nor heading (for a
+/// budget that has no room for even one whole hit).
+fn lean(h: &SearchHit) -> SearchHit {
+    SearchHit {
+        passages: Vec::new(),
+        heading: None,
         excerpt: short_excerpt(&h.excerpt),
         ..h.clone()
     }

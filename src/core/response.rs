@@ -118,8 +118,8 @@ pub struct SearchHit {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub aliases: Vec<String>,
     /// When the note was last modified, RFC 3339 in local time (`2026-11-30T14:00:00+01:00`);
-    /// `null` when unknown.
-    #[serde(default)]
+    /// absent when unknown (and under a token budget that had to cut).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub modified: Option<String>,
     /// The same instant in nanoseconds since the Unix epoch (for sorting; not in the JSON).
     #[serde(skip)]
