@@ -194,6 +194,7 @@ fn empty_response(opts: &SearchOptions) -> SearchResponse {
         omnisearch_hits: None,
         comparison: None,
         warnings: Vec::new(),
+        vaults: Vec::new(),
     }
 }
 

@@ -53,6 +53,7 @@ mod read;
 mod serve;
 mod status;
 mod text;
+mod vaults;
 
 #[cfg(feature = "cli")]
 #[doc(hidden)]
@@ -71,9 +72,9 @@ pub use crate::core::{
     EngineError, FileKind, Filters, IncomingLink, IndexOptions, IndexProgress, IndexReport, Limits,
     LinkSource, LinksOptions, LinksQuery, LinksResponse, OutgoingLink, Passage, PdfLimits,
     PropertyFilter, RelatedHit, RelatedOptions, RelatedResponse, Scope, SearchHit, SearchOptions,
-    SearchResponse, SkippedFile, Sort, Source, UnresolvedTarget, DEFAULT_MAX_NOTE_BYTES,
-    DEFAULT_MAX_PDF_BYTES, DEFAULT_PASSAGE_BYTES, DEFAULT_PORT, DEFAULT_RELATED_LIMIT,
-    DEFAULT_SEARCH_PDF_BUDGET, MAX_RELATED_LIMIT,
+    SearchResponse, SkippedFile, Sort, Source, UnresolvedTarget, Vault, VaultAnswer,
+    DEFAULT_MAX_NOTE_BYTES, DEFAULT_MAX_PDF_BYTES, DEFAULT_PASSAGE_BYTES, DEFAULT_PORT,
+    DEFAULT_RELATED_LIMIT, DEFAULT_SEARCH_PDF_BUDGET, MAX_RELATED_LIMIT,
 };
 pub use crate::pdf_child::extract_pdf_main;
 pub use crate::status::Status;
@@ -83,6 +84,15 @@ pub use crate::text::tokens::estimate as estimate_tokens;
 /// Problems that did not stop it come back in [`SearchResponse::warnings`].
 pub fn search(opts: &SearchOptions) -> Result<SearchResponse> {
     dispatch::search(opts)
+}
+
+/// Runs one search in every one of `vaults` (`opts.vault` is ignored) and merges the answers
+/// into one ranked list: each hit names its vault (`vault`), each vault keeps its own order,
+/// and `vaults` says what each answered (docs/guide.md, "Several vaults", has the merge rule).
+/// A vault that can't be searched is a warning; an error only when none can be. Name them with
+/// [`Vault::name_all`].
+pub fn search_vaults(vaults: &[Vault], opts: &SearchOptions) -> Result<SearchResponse> {
+    vaults::search(vaults, opts)
 }
 
 /// A vault's local index held open between searches, for a process that answers many (what

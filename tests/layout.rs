@@ -26,6 +26,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("status", 2),
     ("pdf_child", 2),
     ("read", 2),
+    ("vaults", 2),
     ("cli", 3),
     ("mcp", 3),
     ("serve", 3),

@@ -34,4 +34,5 @@ mod trust_files;
 mod trust_links;
 mod trust_names;
 mod util;
+mod vaults;
 mod version;

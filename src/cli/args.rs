@@ -44,9 +44,9 @@ pub(crate) struct Args {
 /// Flags accepted before or after any subcommand.
 #[derive(Debug, Clone, Default, ClapArgs)]
 pub(crate) struct GlobalArgs {
-    /// Vault directory [default: $OBSIDIAN_VAULT, else $OBSIDIAN_VAULT_PATH, else ~/Vault]
+    /// Vault directory; repeat it to search several vaults as one [default: $OBSIDIAN_VAULT (a path list), else $OBSIDIAN_VAULT_PATH, else ~/Vault]
     #[arg(long, global = true, value_name = "DIR")]
-    pub(crate) vault: Option<PathBuf>,
+    pub(crate) vault: Vec<PathBuf>,
 
     /// Where the offline index lives [default: $VAULT_SEARCH_CACHE_DIR, else the user cache dir]
     #[arg(long, global = true, value_name = "DIR")]

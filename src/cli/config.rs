@@ -5,18 +5,21 @@
 //! engines get options and limits, never flags.
 
 use std::env;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
 use super::args::{Args, ColorChoice, Command, GlobalArgs, IndexArgs, SearchArgs, SkillArgs};
-use crate::core::{Filters, Limits, PdfLimits, Scope, SearchOptions, Sort, DEFAULT_PORT};
+use super::vaults::check_vault;
+use crate::core::{Filters, Limits, PdfLimits, Scope, SearchOptions, Sort, Vault, DEFAULT_PORT};
 
 /// Everything a run needs, resolved.
 #[derive(Debug, Clone)]
 pub(crate) struct Config {
-    /// Canonical path of the vault directory.
+    /// Canonical path of the vault directory (the first one's, when several are named).
     pub(crate) vault: PathBuf,
+    /// Every vault named, when more than one is (empty for one vault).
+    pub(crate) vaults: Vec<Vault>,
     /// The user-level cache directory (`<cache>/vault-search/...` lives below it); `None` when the
     /// platform has none, in which case searches use an in-memory index for the run.
     pub(crate) cache_dir: Option<PathBuf>,
@@ -113,16 +116,7 @@ impl Config {
                 env_nonempty("NO_COLOR").is_none() && std::io::stdout().is_terminal()
             }
         };
-        // `skill` needs one too: its command names the vault, and a skill for a folder that
-        // isn't there would search nothing.
-        let needs_vault = !matches!(command, Some(Command::Completions(_)));
-        let (candidate, origin) = vault_candidate(vault)?;
-        let vault = match check_vault(&candidate, origin) {
-            Ok(v) => v,
-            Err(e) if needs_vault => return Err(e),
-            // `completions` doesn't use it.
-            Err(_) => candidate,
-        };
+        let (vault, vaults) = resolve_vaults(vault, &command)?;
         let cache_dir = cache_dir
             .or_else(|| env_nonempty("VAULT_SEARCH_CACHE_DIR").map(PathBuf::from))
             .or_else(|| directories::BaseDirs::new().map(|b| b.cache_dir().to_path_buf()));
@@ -184,6 +178,7 @@ impl Config {
         };
         Ok(Config {
             vault,
+            vaults,
             cache_dir,
             json,
             color,
@@ -195,46 +190,56 @@ impl Config {
     }
 }
 
-/// The vault path the user asked for (flag, environment, default) and where it came from.
-fn vault_candidate(flag: Option<PathBuf>) -> Result<(PathBuf, &'static str)> {
-    let (path, origin) = if let Some(p) = flag {
-        (p, "--vault")
-    } else if let Some(p) = env_nonempty("OBSIDIAN_VAULT") {
-        (PathBuf::from(p), "$OBSIDIAN_VAULT")
-    } else if let Some(p) = env_nonempty("OBSIDIAN_VAULT_PATH") {
-        (PathBuf::from(p), "$OBSIDIAN_VAULT_PATH")
-    } else {
-        let home = directories::BaseDirs::new()
-            .map(|b| b.home_dir().to_path_buf())
-            .context("no home directory: pass --vault or set OBSIDIAN_VAULT")?;
-        (home.join("Vault"), "the default ~/Vault")
+/// The vault (the first, when several are named) and, when several are, all of them.
+fn resolve_vaults(flags: Vec<PathBuf>, command: &Option<Command>) -> Result<(PathBuf, Vec<Vault>)> {
+    // `skill` needs one too: its command names the vault, and a skill for a folder that
+    // isn't there would search nothing.
+    let needs_vault = !matches!(command, Some(Command::Completions(_)));
+    let asked = super::vaults::asked(flags)?;
+    let vaults = match asked.paths.len() {
+        1 => Vec::new(),
+        _ => super::vaults::several(&asked),
     };
-    Ok((expand_tilde(&path), origin))
-}
-
-/// The canonical vault directory; an error when it is not a directory.
-fn check_vault(path: &Path, origin: &str) -> Result<PathBuf> {
-    if !path.is_dir() {
-        bail!(
-            "vault not found: {} (from {origin}; pass --vault DIR or set OBSIDIAN_VAULT)",
-            path.display()
-        );
-    }
-    crate::paths::canonicalize(path)
-        .with_context(|| format!("cannot resolve the vault path {}", path.display()))
-}
-
-/// `~/x` as typed in an environment variable (shells expand it only on the command line).
-fn expand_tilde(p: &Path) -> PathBuf {
-    let mut comps = p.components();
-    if let Some(Component::Normal(first)) = comps.next() {
-        if first == "~" {
-            if let Some(b) = directories::BaseDirs::new() {
-                return b.home_dir().join(comps.as_path());
+    let vault = match vaults.as_slice() {
+        [] => {
+            let candidate = asked.paths[0].clone();
+            match check_vault(&candidate, asked.origin) {
+                Ok(v) => v,
+                Err(e) if needs_vault => return Err(e),
+                // `completions` doesn't use it.
+                Err(_) => candidate,
             }
         }
+        // A folder named twice: one vault.
+        [one] => check_vault(&one.path, asked.origin)?,
+        [first, ..] => first.path.clone(),
+    };
+    if vaults.len() < 2 {
+        return Ok((vault, Vec::new()));
     }
-    p.to_path_buf()
+    one_vault_only(command)?;
+    Ok((vault, vaults))
+}
+
+/// Refuses several vaults to a subcommand that answers for one.
+fn one_vault_only(command: &Option<Command>) -> Result<()> {
+    let name = match command {
+        None | Some(Command::Search(_)) | Some(Command::Completions(_)) => return Ok(()),
+        #[cfg(feature = "serve")]
+        Some(Command::Serve(_)) => bail!(
+            "serve answers for one vault (the Omnisearch API it stands in for is one vault's): \
+             run one serve per vault, each on its own --port"
+        ),
+        Some(Command::Index(_)) => "index",
+        Some(Command::Status(_)) => "status",
+        Some(Command::Links(_)) => "links",
+        Some(Command::Related(_)) => "related",
+        Some(Command::Read(_)) => "read",
+        Some(Command::Skill(_)) => "skill",
+        #[cfg(feature = "mcp")]
+        Some(Command::Mcp(_)) => "mcp",
+    };
+    bail!("{name} takes one vault for now: name one --vault (several vaults are searched together)")
 }
 
 /// `--port`, else `$OMNISEARCH_PORT`, else the plugin's default.

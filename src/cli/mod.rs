@@ -11,6 +11,7 @@ mod progress;
 mod read;
 mod related;
 mod skill;
+mod vaults;
 
 use std::io::{self, Write};
 use std::process::ExitCode;
@@ -83,6 +84,41 @@ fn fit(response: &mut crate::SearchResponse, budget: usize, json: bool, style: p
     crate::fit_to_budget(response, budget, &cost);
 }
 
+/// A search, printed: its warnings to stderr, the answer to `out` (what writing it said).
+fn search(
+    config: &Config,
+    opts: &crate::SearchOptions,
+    out: &mut dyn Write,
+) -> Result<io::Result<()>> {
+    let mut response = if config.vaults.is_empty() {
+        crate::search(opts)?
+    } else {
+        crate::search_vaults(&config.vaults, opts)?
+    };
+    let style = print::TextStyle {
+        color: config.color,
+        dated: opts.sort == crate::core::Sort::Modified,
+        passages: config.passages,
+    };
+    if let Some(budget) = config.budget {
+        fit(&mut response, budget, config.json, style);
+    }
+    // A budgeted JSON answer carries its warnings; saying them twice costs tokens.
+    if !(config.json && config.budget.is_some()) {
+        warn_all(&response.warnings);
+    }
+    if response.stale && !config.json {
+        eprintln!("vault-search: another process is updating the index; results may be stale");
+    }
+    Ok(match (config.json, config.budget) {
+        (true, None) => print::write_json(out, &response),
+        (true, Some(_)) => print::json_bytes(&response, false)
+            .and_then(|b| out.write_all(&b))
+            .and_then(|()| writeln!(out)),
+        (false, _) => print::write_text(out, &response, style),
+    })
+}
+
 /// Runs one resolved command line: prints its output to stdout.
 fn run(config: &Config) -> Result<()> {
     #[cfg(feature = "mcp")]
@@ -94,33 +130,7 @@ fn run(config: &Config) -> Result<()> {
     // reading a pipe is woken for each).
     let mut out = io::BufWriter::with_capacity(64 * 1024, io::stdout().lock());
     let written = match &config.action {
-        Action::Search(opts) => {
-            let mut response = crate::search(opts)?;
-            let style = print::TextStyle {
-                color: config.color,
-                dated: opts.sort == crate::core::Sort::Modified,
-                passages: config.passages,
-            };
-            if let Some(budget) = config.budget {
-                fit(&mut response, budget, config.json, style);
-            }
-            // A budgeted JSON answer carries its warnings; saying them twice costs tokens.
-            if !(config.json && config.budget.is_some()) {
-                warn_all(&response.warnings);
-            }
-            if response.stale && !config.json {
-                eprintln!(
-                    "vault-search: another process is updating the index; results may be stale"
-                );
-            }
-            match (config.json, config.budget) {
-                (true, None) => print::write_json(&mut out, &response),
-                (true, Some(_)) => print::json_bytes(&response, false)
-                    .and_then(|b| out.write_all(&b))
-                    .and_then(|()| writeln!(out)),
-                (false, _) => print::write_text(&mut out, &response, style),
-            }
-        }
+        Action::Search(opts) => search(config, opts, &mut out)?,
         Action::Status { port } => {
             let st = crate::status(&config.vault, config.cache_dir.as_deref(), *port)?;
             if config.json {

@@ -56,7 +56,17 @@ pub(crate) fn write_text(
         } else {
             hit.score.to_string()
         };
-        writeln!(w, "{}. [{}] {}", i + 1, label, escape_controls(&hit.path))?;
+        match &hit.vault {
+            Some(v) => writeln!(
+                w,
+                "{}. [{}] {}:{}",
+                i + 1,
+                label,
+                escape_controls(v),
+                escape_controls(&hit.path)
+            )?,
+            None => writeln!(w, "{}. [{}] {}", i + 1, label, escape_controls(&hit.path))?,
+        }
         if passages && !hit.passages.is_empty() {
             for p in &hit.passages {
                 write_passage(w, p, color.then_some(hit.highlight.as_slice()))?;

@@ -11,6 +11,7 @@ fn hit(i: usize, lines: usize) -> SearchHit {
         .map(|l| format!("line {l} of note {i} says something useful"))
         .collect();
     SearchHit {
+        vault: None,
         path: format!("folder/note {i}.md"),
         basename: format!("note {i}"),
         kind: crate::core::FileKind::Note,
@@ -53,6 +54,7 @@ fn response(n: usize, lines: usize) -> SearchResponse {
         omnisearch_hits: None,
         comparison: None,
         warnings: Vec::new(),
+        vaults: Vec::new(),
     }
 }
 

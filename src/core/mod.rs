@@ -14,6 +14,7 @@ mod options;
 mod related;
 mod response;
 mod scope;
+mod vaults;
 mod when;
 
 pub use budget::{fit as fit_to_budget, MAX_BUDGET, MIN_BUDGET};
@@ -36,9 +37,12 @@ pub use related::{
 };
 #[cfg(feature = "cli")]
 pub(crate) use response::escape_json_controls;
-pub(crate) use response::{round_to, ENGINE_BOTH, ENGINE_LOCAL, ENGINE_OFFLINE, ENGINE_OMNISEARCH};
+pub(crate) use response::{
+    round_to, ENGINE_BOTH, ENGINE_LOCAL, ENGINE_MIXED, ENGINE_OFFLINE, ENGINE_OMNISEARCH,
+};
 pub use response::{Comparison, IndexReport, Passage, SearchHit, SearchResponse, SkippedFile};
 pub use scope::{normalize_folder, Scope};
+pub use vaults::{Vault, VaultAnswer};
 
 pub(crate) use filters::{property_terms, tag_terms};
 pub use filters::{property_value, tag_key, Filters, PropertyFilter, Sort};

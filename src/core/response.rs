@@ -18,6 +18,8 @@ pub(crate) const ENGINE_OFFLINE: &str = "omnisearch (offline)";
 pub(crate) const ENGINE_LOCAL: &str = "local";
 /// `engine` of a `--source both` answer.
 pub(crate) const ENGINE_BOTH: &str = "both";
+/// `engine` of an answer over several vaults that different engines answered.
+pub(crate) const ENGINE_MIXED: &str = "mixed";
 
 /// One search, as printed by `--json`.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -25,11 +27,13 @@ pub(crate) const ENGINE_BOTH: &str = "both";
 pub struct SearchResponse {
     /// The query as typed (words joined with single spaces).
     pub query: String,
-    /// Which engine answered: `omnisearch`, `local`, or `omnisearch (offline)`.
+    /// Which engine answered: `omnisearch`, `local`, or `omnisearch (offline)`; over several
+    /// vaults answered by different engines, `mixed` (each vault's is in `vaults`).
     pub engine: String,
     /// Wall time of the search, in seconds, rounded to milliseconds.
     pub elapsed_seconds: f64,
-    /// Canonical vault directory.
+    /// Canonical vault directory; over several vaults, their directories joined by the
+    /// system's path-list separator (as `OBSIDIAN_VAULT` takes them).
     pub vault: String,
     /// `results.len()`.
     pub total_results: usize,
@@ -60,6 +64,10 @@ pub struct SearchResponse {
     /// index was rebuilt, searched stale, or kept in memory; an exclusion pattern was bad.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// A search over several vaults: what each vault answered, in the order they were named
+    /// (absent for one vault).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub vaults: Vec<crate::core::VaultAnswer>,
 }
 
 /// `--source both`: both engines' answers to the same query.
@@ -83,6 +91,10 @@ pub struct Comparison {
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[cfg_attr(feature = "mcp", derive(JsonSchema))]
 pub struct SearchHit {
+    /// The vault of the hit, by the name `vaults` gives it: only in a search over several
+    /// vaults.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vault: Option<String>,
     /// Vault-relative path with `/` separators.
     pub path: String,
     /// File name without its extension.
@@ -93,7 +105,8 @@ pub struct SearchHit {
     /// PDFs: the 1-based page the excerpt comes from; absent for notes and canvases.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub page: Option<u64>,
-    /// Engine score, rounded to 2 decimals; comparable only within one response.
+    /// Engine score, rounded to 2 decimals; comparable only within one response (and, over
+    /// several vaults, one vault).
     pub score: f64,
     /// One line of plain text around the first match (`...` where cut); a note's or a canvas's
     /// without the comments Obsidian hides (`<!-- … -->`, `%% … %%`).

@@ -73,13 +73,24 @@ fn output_schema() -> Arc<rmcp::model::JsonObject> {
     }
     let mut v = serde_json::Value::Object((*schema_for_output::<crate::SearchResponse>()).clone());
     strip(&mut v);
-    // `comparison` belongs to `--source both`, which the tool does not offer.
+    // `comparison` belongs to `--source both`, which the tool does not offer; `vaults` and a
+    // hit's `vault` to a search over several vaults (the schema, open to more fields, still
+    // holds its answer; docs/guide.md has them).
     if let Some(m) = v.as_object_mut() {
         if let Some(p) = m.get_mut("properties").and_then(|p| p.as_object_mut()) {
             p.remove("comparison");
+            p.remove("vaults");
         }
         if let Some(d) = m.get_mut("$defs").and_then(|d| d.as_object_mut()) {
             d.remove("Comparison");
+            d.remove("VaultAnswer");
+            if let Some(hit) = d
+                .get_mut("SearchHit")
+                .and_then(|h| h.get_mut("properties"))
+                .and_then(|p| p.as_object_mut())
+            {
+                hit.remove("vault");
+            }
         }
     }
     match v {

@@ -62,6 +62,7 @@ pub(super) fn results(
             continue;
         }
         let mut hit = SearchHit {
+            vault: None,
             basename: h.basename,
             kind,
             page: None,

@@ -67,6 +67,7 @@ pub(in crate::local) fn newest(
         let kind = FileKind::of_name(&path).unwrap_or_default();
         // A canvas's first card, a PDF's first page.
         out.push(SearchHit {
+            vault: None,
             basename: stem_of(&path),
             path,
             kind,

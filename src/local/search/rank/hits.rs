@@ -50,6 +50,7 @@ pub(super) fn build(
             let (matched, highlight) = matched_terms(cx.terms, &f.terms);
             let modified_ns = stored::mtime_of(searcher, fields, candidates[i].1);
             out.push(SearchHit {
+                vault: None,
                 basename: stem_of(&d.path),
                 path: d.path,
                 // Only a note's text is its file's bytes: the others never take this path.
@@ -108,6 +109,7 @@ fn stored_hit(
     let kind = FileKind::of_name(&path).unwrap_or_default();
     let passages = passage_of(kind, body, &shown, cues.passage_bytes);
     Ok(SearchHit {
+        vault: None,
         basename: stem_of(&path),
         path,
         kind,
