@@ -283,3 +283,75 @@ fn commands_for_one_vault_say_so_in_one_line() {
         assert!(err.contains("one vault"), "{err}");
     }
 }
+
+#[test]
+fn index_and_status_per_vault() {
+    let env = Env::new();
+    team(&env);
+    let other = vault(&env, "other", &[("x.md", "# X\nA deploy elsewhere.\n")]);
+    let gone = env.root.path().join("gone");
+    let both = [env.vault.as_path(), other.as_path()];
+    let out = run(&env, &both, &["index", "--json"]);
+    assert_ok(&out);
+    let reports: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let notes: Vec<(&str, u64)> = reports
+        .iter()
+        .map(|r| (r["name"].as_str().unwrap(), r["notes"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(notes, [("vault", 4), ("other", 1)]);
+    let out = run(&env, &both, &["status", "--json"]);
+    assert_ok(&out);
+    let status: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(status.iter().all(|s| s["indexed"] == true), "{status:?}");
+    let out = run(&env, &both, &["status"]);
+    assert_ok(&out);
+    assert!(stdout(&out).contains("== other ("), "{}", stdout(&out));
+    // A missing vault: the others are indexed and printed, then exit 2 in one line.
+    let out = run(&env, &[&env.vault, &gone], &["index", "--json"]);
+    assert_eq!(out.status.code(), Some(2));
+    let reports: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(reports[0]["notes"], 4);
+    assert!(reports[1]["error"].as_str().unwrap().contains("not found"));
+    assert_eq!(stderr(&out).lines().count(), 1, "{}", stderr(&out));
+}
+
+#[test]
+fn read_links_and_related_in_the_vault_a_note_names() {
+    let env = Env::new();
+    team(&env);
+    let other = vault(
+        &env,
+        "other",
+        &[
+            (
+                "x.md",
+                "# X\nA deploy elsewhere, see [[deploy]].\n\n## Steps\nstep one\n",
+            ),
+            ("deploy.md", "# Other deploy\nThe other vault's deploy.\n"),
+        ],
+    );
+    let both = [env.vault.as_path(), other.as_path()];
+    let read = |note: &str, extra: &[&str]| run(&env, &both, &[&["read", note], extra].concat());
+    let out = read("other:x.md", &["--heading", "Steps"]);
+    assert_ok(&out);
+    assert!(stdout(&out).contains("step one"), "{}", stdout(&out));
+    // A path only one vault has needs no name.
+    assert_ok(&read("x.md", &[]));
+    let out = read("vault:deploy.md", &[]);
+    assert_ok(&out);
+    assert!(stdout(&out).contains("rollback"), "{}", stdout(&out));
+    let out = read("deploy.md", &[]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("several vaults (vault, other)"), "{err}");
+    let out = run(&env, &both, &["links", "--json", "other:x.md"]);
+    assert_ok(&out);
+    let links: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(links.to_string().contains("deploy.md"), "{links}");
+    let out = run(&env, &both, &["related", "--json", "other:deploy.md"]);
+    assert_ok(&out);
+    let out = run(&env, &both, &["links", "--orphans"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("one vault"), "{}", stderr(&out));
+}

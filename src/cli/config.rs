@@ -117,6 +117,7 @@ impl Config {
             }
         };
         let (vault, vaults) = resolve_vaults(vault, &command)?;
+        let (vault, vaults, command) = in_the_notes_vault(vault, vaults, command)?;
         let cache_dir = cache_dir
             .or_else(|| env_nonempty("VAULT_SEARCH_CACHE_DIR").map(PathBuf::from))
             .or_else(|| directories::BaseDirs::new().map(|b| b.cache_dir().to_path_buf()));
@@ -221,25 +222,60 @@ fn resolve_vaults(flags: Vec<PathBuf>, command: &Option<Command>) -> Result<(Pat
     Ok((vault, vaults))
 }
 
+/// `read`, `links NOTE` and `related` over several vaults answer in the vault their note
+/// names (`NAME:path`, or the one vault holding that path): it becomes the run's one vault.
+fn in_the_notes_vault(
+    vault: PathBuf,
+    vaults: Vec<Vault>,
+    command: Option<Command>,
+) -> Result<(PathBuf, Vec<Vault>, Option<Command>)> {
+    let note = match &command {
+        _ if vaults.is_empty() => None,
+        Some(Command::Read(r)) => Some(r.note.as_str()),
+        Some(Command::Related(r)) => Some(r.note.as_str()),
+        Some(Command::Links(l)) => l.note.as_deref(),
+        _ => None,
+    };
+    let Some(note) = note else {
+        return Ok((vault, vaults, command));
+    };
+    let (chosen, rest) = super::vaults::note_in(&vaults, note)?;
+    let command = command.map(|c| match c {
+        Command::Read(mut r) => {
+            r.note = rest;
+            Command::Read(r)
+        }
+        Command::Related(mut r) => {
+            r.note = rest;
+            Command::Related(r)
+        }
+        Command::Links(mut l) => {
+            l.note = Some(rest);
+            Command::Links(l)
+        }
+        other => other,
+    });
+    Ok((check_vault(&chosen.path, "--vault")?, Vec::new(), command))
+}
+
 /// Refuses several vaults to a subcommand that answers for one.
 fn one_vault_only(command: &Option<Command>) -> Result<()> {
     let name = match command {
-        None | Some(Command::Search(_)) | Some(Command::Completions(_)) => return Ok(()),
+        None
+        | Some(Command::Search(_) | Command::Completions(_) | Command::Index(_))
+        | Some(Command::Status(_) | Command::Read(_) | Command::Related(_)) => return Ok(()),
+        Some(Command::Links(l)) if l.note.is_some() => return Ok(()),
         #[cfg(feature = "serve")]
         Some(Command::Serve(_)) => bail!(
             "serve answers for one vault (the Omnisearch API it stands in for is one vault's): \
              run one serve per vault, each on its own --port"
         ),
-        Some(Command::Index(_)) => "index",
-        Some(Command::Status(_)) => "status",
-        Some(Command::Links(_)) => "links",
-        Some(Command::Related(_)) => "related",
-        Some(Command::Read(_)) => "read",
+        Some(Command::Links(_)) => "links --unresolved and --orphans",
         Some(Command::Skill(_)) => "skill",
         #[cfg(feature = "mcp")]
         Some(Command::Mcp(_)) => "mcp",
     };
-    bail!("{name} takes one vault for now: name one --vault (several vaults are searched together)")
+    bail!("{name} takes one vault for now: name one --vault")
 }
 
 /// `--port`, else `$OMNISEARCH_PORT`, else the plugin's default.

@@ -4,6 +4,7 @@
 
 mod args;
 mod config;
+mod each;
 mod extract;
 mod links;
 mod print;
@@ -119,6 +120,37 @@ fn search(
     })
 }
 
+/// One vault's `index` run, its warnings said (`vault NAME: ` before each, over several).
+fn index_one(
+    config: &Config,
+    i: &config::IndexConfig,
+    vault: &std::path::Path,
+    name: Option<&str>,
+) -> Result<crate::IndexReport> {
+    let cache_dir = config.cache_dir.clone().context(
+        "no cache directory on this system: pass --cache-dir DIR or set VAULT_SEARCH_CACHE_DIR",
+    )?;
+    let mut opts = crate::IndexOptions::new(vault, cache_dir);
+    opts.rebuild = i.rebuild;
+    opts.max_note_bytes = i.max_note_bytes;
+    opts.pdf = config.pdf;
+    let report = {
+        let progress = progress::TerminalProgress::default();
+        crate::index_with_progress(&opts, &progress)?
+    };
+    match name {
+        Some(n) => warn_all(
+            &report
+                .warnings
+                .iter()
+                .map(|w| format!("vault {n}: {w}"))
+                .collect::<Vec<_>>(),
+        ),
+        None => warn_all(&report.warnings),
+    }
+    Ok(report)
+}
+
 /// Runs one resolved command line: prints its output to stdout.
 fn run(config: &Config) -> Result<()> {
     #[cfg(feature = "mcp")]
@@ -131,6 +163,11 @@ fn run(config: &Config) -> Result<()> {
     let mut out = io::BufWriter::with_capacity(64 * 1024, io::stdout().lock());
     let written = match &config.action {
         Action::Search(opts) => search(config, opts, &mut out)?,
+        Action::Status { port } if !config.vaults.is_empty() => {
+            each::run(&config.vaults, config.json, &mut out, &|v| {
+                crate::status(&v.path, config.cache_dir.as_deref(), *port)
+            })?
+        }
         Action::Status { port } => {
             let st = crate::status(&config.vault, config.cache_dir.as_deref(), *port)?;
             if config.json {
@@ -185,19 +222,13 @@ fn run(config: &Config) -> Result<()> {
             crate::serve::run(opts.clone())?;
             Ok(())
         }
+        Action::Index(i) if !config.vaults.is_empty() => {
+            each::run(&config.vaults, config.json, &mut out, &|v| {
+                index_one(config, i, &v.path, Some(&v.name))
+            })?
+        }
         Action::Index(i) => {
-            let cache_dir = config.cache_dir.clone().context(
-                "no cache directory on this system: pass --cache-dir DIR or set VAULT_SEARCH_CACHE_DIR",
-            )?;
-            let mut opts = crate::IndexOptions::new(&config.vault, cache_dir);
-            opts.rebuild = i.rebuild;
-            opts.max_note_bytes = i.max_note_bytes;
-            opts.pdf = config.pdf;
-            let report = {
-                let progress = progress::TerminalProgress::default();
-                crate::index_with_progress(&opts, &progress)?
-            };
-            warn_all(&report.warnings);
+            let report = index_one(config, i, &config.vault, None)?;
             if config.json {
                 print::write_json(&mut out, &report)
             } else {

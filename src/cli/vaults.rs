@@ -85,6 +85,44 @@ pub(crate) fn several(asked: &Asked) -> Vec<Vault> {
     Vault::name_all(&paths)
 }
 
+/// The vault a note argument names and the note's path inside it: `NAME:path` (a vault's
+/// name as hits give it), else the one vault with a file at that path.
+pub(crate) fn note_in(vaults: &[Vault], note: &str) -> Result<(Vault, String)> {
+    // The longest name first: `work/notes:x.md` is not the vault `work` (names hold no `:`
+    // but a folder's may).
+    let mut by_length: Vec<&Vault> = vaults.iter().collect();
+    by_length.sort_by_key(|v| std::cmp::Reverse(v.name.len()));
+    for v in by_length {
+        if let Some(rest) = note
+            .strip_prefix(v.name.as_str())
+            .and_then(|r| r.strip_prefix(':'))
+        {
+            return Ok((v.clone(), rest.to_string()));
+        }
+    }
+    let holding: Vec<&Vault> = vaults
+        .iter()
+        .filter(|v| v.path.join(note).is_file())
+        .collect();
+    let names = |vs: &[&Vault]| {
+        vs.iter()
+            .map(|v| v.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match holding.as_slice() {
+        [one] => Ok(((*one).clone(), note.to_string())),
+        [] => bail!(
+            "{note} is in none of the vaults by that path: write it as VAULT:PATH (vaults: {})",
+            names(&vaults.iter().collect::<Vec<_>>())
+        ),
+        many => bail!(
+            "{note} is in several vaults ({}): write it as VAULT:PATH",
+            names(many)
+        ),
+    }
+}
+
 /// `~/x` as typed in an environment variable (shells expand it only on the command line).
 fn expand_tilde(p: &Path) -> PathBuf {
     let mut comps = p.components();
