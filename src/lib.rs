@@ -72,7 +72,7 @@ pub use crate::core::{
     EngineError, FileKind, Filters, IncomingLink, IndexOptions, IndexProgress, IndexReport, Limits,
     LinkSource, LinksOptions, LinksQuery, LinksResponse, OutgoingLink, Passage, PdfLimits,
     PropertyFilter, RelatedHit, RelatedOptions, RelatedResponse, Scope, SearchHit, SearchOptions,
-    SearchResponse, SkippedFile, Sort, Source, UnresolvedTarget, Vault, VaultAnswer,
+    SearchResponse, SkippedFile, Sort, Source, TargetKinds, UnresolvedTarget, Vault, VaultAnswer,
     DEFAULT_MAX_NOTE_BYTES, DEFAULT_MAX_PDF_BYTES, DEFAULT_PASSAGE_BYTES, DEFAULT_PORT,
     DEFAULT_RELATED_LIMIT, DEFAULT_SEARCH_PDF_BUDGET, MAX_RELATED_LIMIT,
 };

@@ -16,6 +16,7 @@ mod layout;
 mod link_filters;
 mod link_rules;
 mod link_storage;
+mod link_views;
 mod links;
 mod local;
 mod mcp;

@@ -153,13 +153,26 @@ pub(crate) struct LinksArgs {
     #[arg(value_name = "NOTE")]
     pub(crate) note: Option<String>,
 
-    /// Every link that names no file, grouped by target, with the notes that write it
-    #[arg(long, conflicts_with_all = ["note", "orphans"])]
-    pub(crate) unresolved: bool,
+    /// Every link that names no file, by how many notes write it: all, or only missing notes or attachments
+    #[arg(long, value_enum, value_name = "KIND", num_args = 0..=1, require_equals = true,
+          default_missing_value = "all", conflicts_with_all = ["note", "orphans"])]
+    pub(crate) unresolved: Option<UnresolvedArg>,
 
-    /// Every note and canvas that no link leads to or from
+    /// Every note and canvas that no link leads to or from, by folder
     #[arg(long, conflicts_with = "note")]
     pub(crate) orphans: bool,
+
+    /// Answer from the index as it is, without the freshness check (for cron-maintained indexes)
+    #[arg(long)]
+    pub(crate) no_refresh: bool,
+}
+
+/// The kinds of missing targets `links --unresolved` lists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum UnresolvedArg {
+    All,
+    Notes,
+    Attachments,
 }
 
 /// `vault-search related` flags.
@@ -172,6 +185,10 @@ pub(crate) struct RelatedArgs {
     /// How many related notes to print (1-100)
     #[arg(short = 'n', long, default_value_t = 10, value_parser = clap::value_parser!(u16).range(1..=100))]
     pub(crate) limit: u16,
+
+    /// Answer from the index as it is, without the freshness check (for cron-maintained indexes)
+    #[arg(long)]
+    pub(crate) no_refresh: bool,
 }
 
 /// `vault-search read` flags.
@@ -254,15 +271,6 @@ pub(crate) enum SortArg {
     Relevance,
     /// Most recently modified first
     Modified,
-}
-
-impl From<SortArg> for crate::core::Sort {
-    fn from(s: SortArg) -> crate::core::Sort {
-        match s {
-            SortArg::Relevance => crate::core::Sort::Relevance,
-            SortArg::Modified => crate::core::Sort::Modified,
-        }
-    }
 }
 
 #[derive(Debug, Clone, ClapArgs)]
@@ -476,17 +484,5 @@ fn first_line(s: &str) -> String {
         "invalid arguments".to_string()
     } else {
         line.to_string()
-    }
-}
-
-impl From<SourceArg> for crate::core::Source {
-    fn from(s: SourceArg) -> crate::core::Source {
-        use crate::core::Source;
-        match s {
-            SourceArg::Auto => Source::Auto,
-            SourceArg::Omnisearch => Source::Omnisearch,
-            SourceArg::Local => Source::Local,
-            SourceArg::Both => Source::Both,
-        }
     }
 }

@@ -51,11 +51,15 @@ pub(crate) enum Action {
     Status {
         port: u16,
     },
-    Links(crate::core::LinksQuery),
+    Links {
+        query: crate::core::LinksQuery,
+        refresh: bool,
+    },
     /// `related NOTE -n N`.
     Related {
         note: String,
         limit: usize,
+        refresh: bool,
     },
     Read(super::args::ReadArgs),
     Skill(SkillArgs),
@@ -139,16 +143,20 @@ impl Config {
             Some(Command::Status(s)) => Action::Status {
                 port: resolve_port(s.port)?,
             },
-            Some(Command::Links(l)) => Action::Links(if l.unresolved {
-                crate::core::LinksQuery::Unresolved
-            } else if l.orphans {
-                crate::core::LinksQuery::Orphans
-            } else {
-                crate::core::LinksQuery::Note(l.note.unwrap_or_default())
-            }),
+            Some(Command::Links(l)) => Action::Links {
+                query: if let Some(kinds) = l.unresolved {
+                    crate::core::LinksQuery::Unresolved(kinds.into())
+                } else if l.orphans {
+                    crate::core::LinksQuery::Orphans
+                } else {
+                    crate::core::LinksQuery::Note(l.note.unwrap_or_default())
+                },
+                refresh: !l.no_refresh,
+            },
             Some(Command::Related(r)) => Action::Related {
                 note: r.note,
                 limit: usize::from(r.limit),
+                refresh: !r.no_refresh,
             },
             Some(Command::Read(r)) => Action::Read(r),
             Some(Command::Skill(s)) => Action::Skill(s),
@@ -349,4 +357,37 @@ pub(crate) fn passage_bytes_for(budget: Option<usize>) -> usize {
         crate::core::DEFAULT_PASSAGE_BYTES,
         crate::core::passage_bytes_within,
     )
+}
+
+// The flags' values as the library sees them.
+
+impl From<super::args::SortArg> for crate::core::Sort {
+    fn from(s: super::args::SortArg) -> crate::core::Sort {
+        match s {
+            super::args::SortArg::Relevance => crate::core::Sort::Relevance,
+            super::args::SortArg::Modified => crate::core::Sort::Modified,
+        }
+    }
+}
+
+impl From<super::args::SourceArg> for crate::core::Source {
+    fn from(s: super::args::SourceArg) -> crate::core::Source {
+        use crate::core::Source;
+        match s {
+            super::args::SourceArg::Auto => Source::Auto,
+            super::args::SourceArg::Omnisearch => Source::Omnisearch,
+            super::args::SourceArg::Local => Source::Local,
+            super::args::SourceArg::Both => Source::Both,
+        }
+    }
+}
+
+impl From<super::args::UnresolvedArg> for crate::core::TargetKinds {
+    fn from(a: super::args::UnresolvedArg) -> Self {
+        match a {
+            super::args::UnresolvedArg::All => Self::All,
+            super::args::UnresolvedArg::Notes => Self::Notes,
+            super::args::UnresolvedArg::Attachments => Self::Attachments,
+        }
+    }
 }

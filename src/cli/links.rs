@@ -3,8 +3,35 @@
 
 use std::io::{self, Write};
 
-use crate::core::{IncomingLink, LinksResponse, OutgoingLink};
+use crate::core::{IncomingLink, LinksResponse, OutgoingLink, UnresolvedTarget};
 use crate::text::terminal::sanitize_for_terminal as clean;
+
+/// Runs `links`; the write of its answer (`--json`: the response object) is returned apart,
+/// as the caller treats a closed pipe.
+pub(super) fn run(
+    config: &super::Config,
+    query: &crate::core::LinksQuery,
+    refresh: bool,
+    out: &mut dyn Write,
+) -> anyhow::Result<io::Result<()>> {
+    let opts = crate::LinksOptions {
+        vault: config.vault.clone(),
+        cache_dir: config.cache_dir.clone(),
+        limits: crate::Limits {
+            max_note_bytes: None,
+            pdf: config.pdf,
+        },
+        query: query.clone(),
+        refresh,
+    };
+    let response = crate::links(&opts)?;
+    super::warn_all(&response.warnings);
+    Ok(if config.json {
+        super::print::write_json(out, &response)
+    } else {
+        write_text(out, &response)
+    })
+}
 
 /// Writes the human-readable form of a `links` answer.
 pub(crate) fn write_text(w: &mut dyn Write, r: &LinksResponse) -> io::Result<()> {
@@ -22,17 +49,17 @@ pub(crate) fn write_text(w: &mut dyn Write, r: &LinksResponse) -> io::Result<()>
         }
     }
     if let Some(groups) = &r.unresolved {
-        let links: usize = groups.iter().map(|g| g.sources.len()).sum();
+        let links: usize = groups.iter().map(|g| g.links).sum();
         writeln!(
             w,
             "=== Unresolved links: {links} to {} missing targets ===",
             groups.len()
         )?;
-        for g in groups {
-            writeln!(w, "{}", clean(&g.target))?;
-            for s in &g.sources {
-                writeln!(w, "  {}:{}", clean(&s.source), s.line)?;
-            }
+        for (kind, title) in [
+            ("note", "Missing notes"),
+            ("attachment", "Missing attachments"),
+        ] {
+            unresolved_kind(w, groups, kind, title)?;
         }
     }
     if let Some(orphans) = &r.orphans {
@@ -46,6 +73,45 @@ pub(crate) fn write_text(w: &mut dyn Write, r: &LinksResponse) -> io::Result<()>
         }
     }
     Ok(())
+}
+
+/// The missing targets of one kind, under a title with their counts (nothing when none).
+fn unresolved_kind(
+    w: &mut dyn Write,
+    groups: &[UnresolvedTarget],
+    kind: &str,
+    title: &str,
+) -> io::Result<()> {
+    let of_kind: Vec<&UnresolvedTarget> = groups.iter().filter(|g| g.kind == kind).collect();
+    if of_kind.is_empty() {
+        return Ok(());
+    }
+    let links: usize = of_kind.iter().map(|g| g.links).sum();
+    writeln!(w, "{title} ({} targets, {links} links):", of_kind.len())?;
+    for g in of_kind {
+        let also = if g.variants.is_empty() {
+            String::new()
+        } else {
+            let v: Vec<String> = g.variants.iter().map(|v| clean(v)).collect();
+            format!("; also written {}", v.join(", "))
+        };
+        writeln!(
+            w,
+            "{} ({}, {}{also})",
+            clean(&g.target),
+            count(g.notes, "note"),
+            count(g.links, "link")
+        )?;
+        for s in &g.sources {
+            writeln!(w, "  {}:{}", clean(&s.source), s.line)?;
+        }
+    }
+    Ok(())
+}
+
+/// `1 note`, `3 notes`.
+fn count(n: usize, what: &str) -> String {
+    format!("{n} {what}{}", if n == 1 { "" } else { "s" })
 }
 
 /// `:12 [[Target#Heading]] -> Folder/Target.md`, `embed` and `unresolved` said so.

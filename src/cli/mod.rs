@@ -176,25 +176,12 @@ fn run(config: &Config) -> Result<()> {
                 write!(out, "{st}")
             }
         }
-        Action::Links(query) => {
-            let opts = crate::LinksOptions {
-                vault: config.vault.clone(),
-                cache_dir: config.cache_dir.clone(),
-                limits: crate::Limits {
-                    max_note_bytes: None,
-                    pdf: config.pdf,
-                },
-                query: query.clone(),
-            };
-            let response = crate::links(&opts)?;
-            warn_all(&response.warnings);
-            if config.json {
-                print::write_json(&mut out, &response)
-            } else {
-                links::write_text(&mut out, &response)
-            }
-        }
-        Action::Related { note, limit } => related::run(config, note, *limit, &mut out)?,
+        Action::Links { query, refresh } => links::run(config, query, *refresh, &mut out)?,
+        Action::Related {
+            note,
+            limit,
+            refresh,
+        } => related::run(config, note, *limit, *refresh, &mut out)?,
         Action::Read(r) => read::run(config, r, &mut out)?,
         Action::Skill(s) => {
             let bin = crate::paths::binary_path()?;

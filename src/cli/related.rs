@@ -12,6 +12,7 @@ pub(super) fn run(
     config: &super::Config,
     note: &str,
     limit: usize,
+    refresh: bool,
     out: &mut dyn Write,
 ) -> anyhow::Result<io::Result<()>> {
     let opts = crate::RelatedOptions {
@@ -23,6 +24,7 @@ pub(super) fn run(
         },
         note: note.to_string(),
         limit,
+        refresh,
     };
     let response = crate::related(&opts)?;
     super::warn_all(&response.warnings);

@@ -14,10 +14,22 @@ pub enum LinksQuery {
     /// One note's links and backlinks: a vault-relative path as search prints it, or a file
     /// name that only one file has (`.md` optional).
     Note(String),
-    /// Every link that names no file, grouped by target.
-    Unresolved,
+    /// Every link that names no file, grouped by target: all of them, or only those to
+    /// notes or to attachments.
+    Unresolved(TargetKinds),
     /// Every note (Markdown or canvas) that no link leads to or from.
     Orphans,
+}
+
+/// Which missing targets `links --unresolved` lists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TargetKinds {
+    #[default]
+    All,
+    /// Targets that would be notes (no extension, `.md`, `.canvas`).
+    Notes,
+    /// Targets that would be attachments (an image, audio, video, PDF or office file).
+    Attachments,
 }
 
 /// A `links` call: the vault, where its index lives, and the question.
@@ -29,6 +41,9 @@ pub struct LinksOptions {
     /// The caps and PDF settings the freshness update indexes with.
     pub limits: Limits,
     pub query: LinksQuery,
+    /// Bring the index up to date first (as a search does); `false`: answer from the index
+    /// as it is.
+    pub refresh: bool,
 }
 
 /// A link as one note wrote it.
@@ -79,8 +94,17 @@ pub struct LinkSource {
 /// The links that name one missing file.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
 pub struct UnresolvedTarget {
-    /// The target as first written (the links are grouped without case).
+    /// The target as first written (the links are grouped without case or `.md`).
     pub target: String,
+    /// `note` or `attachment`, by the target's extension.
+    pub kind: String,
+    /// How many notes write it.
+    pub notes: usize,
+    /// How many links name it (`sources.len()`).
+    pub links: usize,
+    /// The other spellings written for it (`Meeting notes` beside `meeting notes.md`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub variants: Vec<String>,
     pub sources: Vec<LinkSource>,
 }
 

@@ -21,7 +21,7 @@ pub use budget::{fit as fit_to_budget, MAX_BUDGET, MIN_BUDGET};
 pub use error::EngineError;
 pub use kind::FileKind;
 pub use links::{
-    IncomingLink, LinkSource, LinksOptions, LinksQuery, LinksResponse, OutgoingLink,
+    IncomingLink, LinkSource, LinksOptions, LinksQuery, LinksResponse, OutgoingLink, TargetKinds,
     UnresolvedTarget,
 };
 pub use options::{

@@ -26,6 +26,9 @@ pub struct RelatedOptions {
     pub note: String,
     /// Most hits, 1 to [`MAX_RELATED_LIMIT`].
     pub limit: usize,
+    /// Bring the index up to date first (as a search does); `false`: answer from the index
+    /// as it is.
+    pub refresh: bool,
 }
 
 /// One note to read next.

@@ -105,7 +105,13 @@ pub(crate) fn index(opts: &IndexOptions, progress: &dyn IndexProgress) -> Result
 /// index as fresh as [`fresh_reader`] makes it.
 pub(crate) fn vault_links(opts: &crate::core::LinksOptions) -> Result<crate::core::LinksResponse> {
     let started = Instant::now();
-    let fresh = fresh_reader(&opts.vault, opts.cache_dir.as_deref(), opts.limits, "links")?;
+    let fresh = fresh_reader(
+        &opts.vault,
+        opts.cache_dir.as_deref(),
+        opts.limits,
+        opts.refresh,
+        "links",
+    )?;
     let mut response = crate::core::LinksResponse {
         vault: opts.vault.display().to_string(),
         stale: fresh.stale,
@@ -134,6 +140,7 @@ pub(crate) fn vault_related(
         &opts.vault,
         opts.cache_dir.as_deref(),
         opts.limits,
+        opts.refresh,
         "related notes",
     )?;
     let excluded = search::ignore::Excluded::of_vault(&opts.vault);
@@ -164,12 +171,15 @@ pub(crate) struct FreshReader {
 }
 
 /// Opens `vault`'s index below `cache_dir`, brought up to date first as [`index`] does —
-/// unless a live `serve` watcher keeps it current, as searches trust it too. When another
-/// process is writing it, its last commit answers and `what` is said to be stale.
+/// unless a live `serve` watcher keeps it current, as searches trust it too, or `refresh` is
+/// off (`--no-refresh`: the last commit as it is; a vault without one is indexed first, as a
+/// search without a refresh does). When another process is writing it, its last commit
+/// answers and `what` is said to be stale.
 pub(crate) fn fresh_reader(
     vault: &std::path::Path,
     cache_dir: Option<&std::path::Path>,
     limits: crate::core::Limits,
+    refresh: bool,
     what: &str,
 ) -> Result<FreshReader> {
     use anyhow::Context;
@@ -177,12 +187,13 @@ pub(crate) fn fresh_reader(
         "no cache directory on this system: pass --cache-dir DIR or set VAULT_SEARCH_CACHE_DIR",
     )?;
     let store = Store::new(cache, vault);
-    if liveness::watcher_is_live(cache, vault) {
+    let watched = refresh && liveness::watcher_is_live(cache, vault);
+    if !refresh || watched {
         if let Ok(Some((_, _, reader))) = store.open_current_reader() {
             return Ok(FreshReader {
                 searcher: reader.searcher(),
                 stale: false,
-                watched: true,
+                watched,
                 warnings: Vec::new(),
             });
         }

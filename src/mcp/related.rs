@@ -52,6 +52,7 @@ pub(crate) fn related_notes(ctx: &Ctx, p: &RelatedParams) -> CallToolResult {
         },
         note: p.path.replace('\\', "/"),
         limit: limit as usize,
+        refresh: true,
     };
     match crate::related(&opts) {
         // The note a name or a path means, once found: whatever spelled it.

@@ -9,6 +9,26 @@
 
 use std::path::Path;
 
+/// The extensions of attachments: Obsidian's accepted formats (its Help, "Accepted file
+/// formats": images, audio, video, PDF) and the office, e-book and archive files vaults keep
+/// beside them. A target with another extension (`[[Node.js]]`, `[[v1.2]]`) would be a note.
+const ATTACHMENTS: &[&str] = &[
+    "avif", "bmp", "gif", "heic", "ico", "jpeg", "jpg", "png", "svg", "tif", "tiff",
+    "webp", //
+    "3gp", "aac", "flac", "m4a", "mp3", "ogg", "opus", "wav", "webm", //
+    "mkv", "mov", "mp4", "ogv", "pdf", //
+    "csv", "doc", "docx", "epub", "odp", "ods", "odt", "ppt", "pptx", "rtf", "xls", "xlsx", //
+    "7z", "gz", "rar", "tar", "zip",
+];
+
+/// Whether a link's target names an attachment (by its extension, see [`ATTACHMENTS`]).
+pub(super) fn is_attachment(target: &str) -> bool {
+    let name = target.rsplit('/').next().unwrap_or(target);
+    name.rsplit_once('.').is_some_and(|(stem, ext)| {
+        !stem.is_empty() && ATTACHMENTS.iter().any(|a| a.eq_ignore_ascii_case(ext))
+    })
+}
+
 /// At most this many files are listed (a vault with more attachments leaves the rest
 /// unresolved rather than spend unbounded time and memory).
 const MAX_FILES: usize = 2_000_000;

@@ -33,7 +33,8 @@ use std::collections::{BTreeSet, HashMap};
 use tantivy::{DocAddress, Searcher};
 
 use crate::core::{
-    IncomingLink, LinkSource, LinksQuery, LinksResponse, OutgoingLink, UnresolvedTarget,
+    IncomingLink, LinkSource, LinksQuery, LinksResponse, OutgoingLink, TargetKinds,
+    UnresolvedTarget,
 };
 use crate::local::schema::{self, Fields};
 use crate::local::stored::Stored;
@@ -83,8 +84,8 @@ pub(crate) fn answer(
     let mut cut = Vec::new();
     match query {
         LinksQuery::Note(_) => {}
-        LinksQuery::Unresolved => {
-            let groups = unresolved(searcher, fields, &mut vault, &docs, &mut cut)?;
+        LinksQuery::Unresolved(kinds) => {
+            let groups = unresolved(searcher, fields, &mut vault, &docs, *kinds, &mut cut)?;
             response.unresolved = Some(groups);
         }
         LinksQuery::Orphans => {
@@ -166,8 +167,9 @@ fn incoming(
 /// which spelling of its group's target it writes.
 type Broken = (u32, u32, u32);
 
-/// The links that name no file, grouped by target (without case or `.md`), targets in order.
-/// A group is named as its first source (by path, then line) writes the target, and lists its
+/// The links that name no file (of `kinds`), grouped by target (without case or `.md`): the
+/// targets most notes write first, then most links, then by target. A group is named as its
+/// first source (by path, then line) writes the target, lists its other spellings, and its
 /// sources in that order: the same answer whatever order the index holds the notes in. Only
 /// the groups are kept while the links are read (a target's spellings, 12 bytes a link).
 fn unresolved(
@@ -175,6 +177,7 @@ fn unresolved(
     fields: &Fields,
     vault: &mut Vault<'_>,
     docs: &[(DocAddress, String)],
+    kinds: TargetKinds,
     cut: &mut Vec<String>,
 ) -> Result<Vec<UnresolvedTarget>> {
     let mut by_path: Vec<u32> = (0..docs.len() as u32).collect();
@@ -187,6 +190,12 @@ fn unresolved(
     each_resolved(searcher, fields, vault, docs, cut, |i, link, to| {
         if to.is_some() {
             return;
+        }
+        let attachment = files::is_attachment(link.target);
+        match kinds {
+            TargetKinds::Notes if attachment => return,
+            TargetKinds::Attachments if !attachment => return,
+            _ => {}
         }
         // `[[Note]]` and `[n](Note.md)` name the same missing note.
         let lower = link.target.to_lowercase();
@@ -214,18 +223,43 @@ fn unresolved(
         sources.sort_unstable_by(|a, b| {
             (a.0, a.1, &spellings[a.2 as usize]).cmp(&(b.0, b.1, &spellings[b.2 as usize]))
         });
-        let target = sources
-            .first()
-            .map(|s| spellings[s.2 as usize].clone())
-            .unwrap_or_default();
-        let sources = sources
+        let first = sources.first().map_or(0, |s| s.2 as usize);
+        let target = spellings.get(first).cloned().unwrap_or_default();
+        let mut variants: Vec<String> = spellings
+            .into_iter()
+            .enumerate()
+            .filter(|&(i, _)| i != first)
+            .map(|(_, s)| s)
+            .collect();
+        variants.sort_unstable();
+        let mut notes = 0;
+        let mut last = None;
+        for s in &sources {
+            notes += usize::from(last != Some(s.0));
+            last = Some(s.0);
+        }
+        let sources: Vec<LinkSource> = sources
             .into_iter()
             .map(|(r, line, _)| LinkSource {
                 source: docs[by_path[r as usize] as usize].1.clone(),
                 line,
             })
             .collect();
-        out.push(UnresolvedTarget { target, sources });
+        out.push(UnresolvedTarget {
+            kind: if files::is_attachment(&target) {
+                "attachment"
+            } else {
+                "note"
+            }
+            .to_string(),
+            notes,
+            links: sources.len(),
+            target,
+            variants,
+            sources,
+        });
     }
+    // `keys` was in order: a stable sort keeps it among equal counts.
+    out.sort_by_key(|g| std::cmp::Reverse((g.notes, g.links)));
     Ok(out)
 }
