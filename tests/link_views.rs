@@ -123,3 +123,31 @@ fn no_refresh_answers_from_the_index_as_it_is() {
     assert!(fresh.iter().all(|g| g.0 != "Zebra"));
     assert_eq!(links(&env, &["A"]).incoming.unwrap().len(), 1);
 }
+
+#[test]
+fn a_notes_links_grouped_by_linking_note_each_line_once() {
+    let env = Env::new();
+    env.write("Hub.md", "# Setup\nsee [[#Setup]] and [[Other]]\n");
+    env.write("Other.md", "x\n");
+    env.write("A.md", "[[Hub]] twice [[Hub#Setup]]\nagain [[Hub]]\n");
+    env.write("B.md", "once ![[Hub]]\n");
+    let out = env.run(&["links", "Hub"]);
+    assert_ok(&out);
+    let text = stdout(&out);
+    assert!(
+        text.contains(
+            "Outgoing (1):\n  line 2: Other -> Other.md\nWithin the note (1):\n  line 2: #Setup -> Hub.md\n"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("Incoming (4 links from 2 notes):\n  A.md (3 links)\n    line 1 "),
+        "{text}"
+    );
+    assert_eq!(text.matches("    line 1 ").count(), 2, "{text}");
+    assert!(text.contains("    line 2  again [[Hub]]"), "{text}");
+    assert!(
+        text.contains("  B.md (1 link)\n    line 1 (embed)  "),
+        "{text}"
+    );
+}

@@ -325,6 +325,8 @@ fn a_query_that_is_the_word_links_searches_with_the_search_form() {
     assert_ok(&out);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
-        text.contains("Page.md") && text.contains("Outgoing (0)") && text.contains("Incoming (0)")
+        text.contains("Page.md")
+            && text.contains("Outgoing (0)")
+            && text.contains("Incoming (0 links from 0 notes)")
     );
 }

@@ -144,7 +144,7 @@ fn no_hits(out: &str) -> Option<&'static str> {
     if out.lines().any(|l| l.trim() == "(no results)") {
         return Some("(no results)");
     }
-    if out.contains("Outgoing (0):") && out.contains("Incoming (0):") {
+    if out.contains("Outgoing (0):") && out.contains("Incoming (0 links") {
         return Some("no link either way");
     }
     if out

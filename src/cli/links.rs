@@ -37,16 +37,24 @@ pub(super) fn run(
 pub(crate) fn write_text(w: &mut dyn Write, r: &LinksResponse) -> io::Result<()> {
     if let Some(note) = &r.note {
         writeln!(w, "=== Links: {} ===", clean(note))?;
-        let out = r.outgoing.as_deref().unwrap_or_default();
+        // A link to one of the note's own headings or blocks is no way out of it.
+        let (within, out): (Vec<&OutgoingLink>, Vec<&OutgoingLink>) = r
+            .outgoing
+            .as_deref()
+            .unwrap_or_default()
+            .iter()
+            .partition(|l| l.target.is_empty());
         writeln!(w, "Outgoing ({}):", out.len())?;
         for l in out {
             writeln!(w, "  {}", outgoing(l))?;
         }
-        let inc = r.incoming.as_deref().unwrap_or_default();
-        writeln!(w, "Incoming ({}):", inc.len())?;
-        for l in inc {
-            writeln!(w, "  {}", incoming(l))?;
+        if !within.is_empty() {
+            writeln!(w, "Within the note ({}):", within.len())?;
+            for l in within {
+                writeln!(w, "  {}", outgoing(l))?;
+            }
         }
+        incoming_by_note(w, r.incoming.as_deref().unwrap_or_default())?;
     }
     if let Some(groups) = &r.unresolved {
         let links: usize = groups.iter().map(|g| g.links).sum();
@@ -114,9 +122,43 @@ fn count(n: usize, what: &str) -> String {
     format!("{n} {what}{}", if n == 1 { "" } else { "s" })
 }
 
+/// The incoming links grouped by linking note (in path order), each note with its count and
+/// each of its lines once (a line holding two links to the note is one line).
+fn incoming_by_note(w: &mut dyn Write, inc: &[IncomingLink]) -> io::Result<()> {
+    let mut notes: Vec<(&str, Vec<&IncomingLink>)> = Vec::new();
+    for l in inc {
+        match notes.last_mut() {
+            Some((source, links)) if *source == l.source => links.push(l),
+            _ => notes.push((&l.source, vec![l])),
+        }
+    }
+    writeln!(
+        w,
+        "Incoming ({} from {}):",
+        count(inc.len(), "link"),
+        count(notes.len(), "note")
+    )?;
+    for (source, links) in notes {
+        writeln!(w, "  {} ({})", clean(source), count(links.len(), "link"))?;
+        let mut last_line = None;
+        for l in links {
+            if last_line != Some(l.line) {
+                writeln!(w, "    {}", incoming(l))?;
+            }
+            last_line = Some(l.line);
+        }
+    }
+    Ok(())
+}
+
 /// `:12 [[Target#Heading]] -> Folder/Target.md`, `embed` and `unresolved` said so.
 fn outgoing(l: &OutgoingLink) -> String {
     let sub = subpath(l.heading.as_deref(), l.block.as_deref());
+    let sub = if l.target.is_empty() {
+        sub.trim_start()
+    } else {
+        &sub
+    };
     let to = match &l.resolved {
         Some(p) => format!("-> {}", clean(p)),
         None => "(unresolved)".to_string(),
@@ -125,16 +167,11 @@ fn outgoing(l: &OutgoingLink) -> String {
     format!("line {}: {kind}{}{sub} {to}", l.line, clean(&l.target))
 }
 
-/// `Folder/Source.md:7 the sentence around the link`.
+/// `line 7 (embed) #Heading  the sentence around the link`.
 fn incoming(l: &IncomingLink) -> String {
     let sub = subpath(l.heading.as_deref(), l.block.as_deref());
     let kind = if l.kind == "embed" { " (embed)" } else { "" };
-    format!(
-        "{}:{}{kind}{sub}  {}",
-        clean(&l.source),
-        l.line,
-        clean(&l.context)
-    )
+    format!("line {}{kind}{sub}  {}", l.line, clean(&l.context))
 }
 
 fn subpath(heading: Option<&str>, block: Option<&str>) -> String {
