@@ -355,3 +355,28 @@ fn read_links_and_related_in_the_vault_a_note_names() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("one vault"), "{}", stderr(&out));
 }
+
+#[test]
+fn the_skill_names_every_vault() {
+    let env = Env::new();
+    team(&env);
+    let other = vault(&env, "other", &[("x.md", "# X\nA deploy elsewhere.\n")]);
+    let out = run(&env, &[&env.vault, &other], &["skill"]);
+    assert_ok(&out);
+    let md = stdout(&out);
+    let line = md
+        .lines()
+        .find(|l| l.contains("--json --budget 1500"))
+        .unwrap();
+    // Each vault as a shell word (Windows' paths with `/`, as the skill writes them).
+    assert_eq!(line.matches(" --vault ").count(), 2, "{line}");
+    assert!(
+        line.contains("/vault --vault ") && line.contains("/others/other"),
+        "{line}"
+    );
+    assert!(md.contains("`VAULT:path`"), "{md}");
+    let gone = env.root.path().join("gone");
+    let out = run(&env, &[&env.vault, &gone], &["skill"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("vault not found"), "{}", stderr(&out));
+}

@@ -278,8 +278,8 @@ fn one_vault_only(command: &Option<Command>) -> Result<()> {
             "serve answers for one vault (the Omnisearch API it stands in for is one vault's): \
              run one serve per vault, each on its own --port"
         ),
+        Some(Command::Skill(_)) => return Ok(()),
         Some(Command::Links(_)) => "links --unresolved and --orphans",
-        Some(Command::Skill(_)) => "skill",
         #[cfg(feature = "mcp")]
         Some(Command::Mcp(_)) => "mcp",
     };

@@ -185,14 +185,22 @@ fn run(config: &Config) -> Result<()> {
         Action::Read(r) => read::run(config, r, &mut out)?,
         Action::Skill(s) => {
             let bin = crate::paths::binary_path()?;
+            let vaults: Vec<std::path::PathBuf> = match config.vaults.as_slice() {
+                [] => vec![config.vault.clone()],
+                // A skill for a folder that isn't there would search nothing.
+                several => several
+                    .iter()
+                    .map(|v| vaults::check_vault(&v.path, "--vault"))
+                    .collect::<Result<_>>()?,
+            };
             if s.agents_md {
-                write!(out, "{}", skill::agents_md(&bin, &config.vault)?)
+                write!(out, "{}", skill::agents_md(&bin, &vaults)?)
             } else if s.install {
                 let path = skill::install_path(s.dir.as_deref())?;
-                skill::install(&path, &skill::skill_md(&bin, &config.vault)?, s.force)?;
+                skill::install(&path, &skill::skill_md(&bin, &vaults)?, s.force)?;
                 writeln!(out, "installed {}", path.display())
             } else {
-                write!(out, "{}", skill::skill_md(&bin, &config.vault)?)
+                write!(out, "{}", skill::skill_md(&bin, &vaults)?)
             }
         }
         Action::Completions(shell) => {
