@@ -311,6 +311,15 @@ fn wordless_listings_newest_first_with_scope_and_exclusions() {
         )),
         ["Meet/b.md", "Meet/a.md"]
     );
+    // A folder, an exclusion or an order alone lists too, as over MCP and `serve`.
+    assert_eq!(
+        paths(&local(&env, &["--folder", "Meet", "--exclude", "Meet/old"])),
+        ["Meet/b.md", "Meet/a.md"]
+    );
+    assert_eq!(
+        paths(&local(&env, &["--sort", "modified"]))[..2],
+        ["Other/e.md", "Other/d.md"]
+    );
     assert_eq!(
         paths(&local(&env, &["--tag", "meeting", "--", "-draft"])),
         ["Other/d.md", "Meet/old/c.md", "Meet/a.md"],

@@ -313,7 +313,10 @@ fn our_omnisearch_client_reads_our_server() {
 fn api_search_answers_the_json_object() {
     let env = Env::new();
     env.write("A/one.md", "lantern festival\n");
-    env.write("B/two.md", "lantern repair\n");
+    env.write(
+        "B/two.md",
+        "---\ntags: [fix]\nstatus: done\n---\nlantern repair\n",
+    );
     let server = Server::start(&env, &[]);
     let (status, _, body) = server.get("/api/search?q=lantern&folder=A&limit=5", &[]);
     assert_eq!(status, 200, "{body}");
@@ -323,13 +326,38 @@ fn api_search_answers_the_json_object() {
     assert_eq!(paths, ["A/one.md"]);
     let (status, _, _) = server.get("/api/search?q=lantern&exclude=A&exclude=B", &[]);
     assert_eq!(status, 200);
+    // The command line's options, by the same rules: a filter without words lists notes.
+    let paths_of = |url: &str| -> Vec<String> {
+        let (status, _, body) = server.get(url, &[]);
+        assert_eq!(status, 200, "{url}: {body}");
+        let r: vault_search::SearchResponse = serde_json::from_str(&body).unwrap();
+        r.results.into_iter().map(|h| h.path).collect()
+    };
+    assert_eq!(paths_of("/api/search?folder=B"), ["B/two.md"]);
+    assert_eq!(paths_of("/api/search?tag=fix&sort=modified"), ["B/two.md"]);
+    assert_eq!(paths_of("/api/search?q=lantern&tag=fix"), ["B/two.md"]);
+    assert_eq!(
+        paths_of("/api/search?q=lantern&where=status%3Ddone"),
+        ["B/two.md"]
+    );
+    // A budget fits the whole answer.
+    let (status, _, body) = server.get("/api/search?q=lantern&budget=150", &[]);
+    assert_eq!(status, 200, "{body}");
+    assert!(vault_search::estimate_tokens(&body) <= 150, "{body}");
     for bad in [
         "/api/search",
         "/api/search?q=x&limit=0",
         "/api/search?q=x&folder=..%2Fup",
+        "/api/search?q=x&tags=fix",
+        "/api/search?q=x&budget=99",
+        "/api/search?q=x&sort=newest",
+        "/api/search?q=x&since=someday",
     ] {
-        assert_eq!(server.get(bad, &[]).0, 400, "{bad}");
+        let (status, _, body) = server.get(bad, &[]);
+        assert_eq!(status, 400, "{bad}: {body}");
     }
+    let (_, _, body) = server.get("/api/search?q=x&tags=fix", &[]);
+    assert!(body.contains("unknown parameter"), "{body}");
     assert_eq!(server.get("/nothing", &[]).0, 404);
 }
 

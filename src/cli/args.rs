@@ -8,6 +8,9 @@ use std::path::PathBuf;
 
 use clap::{Args as ClapArgs, Parser, Subcommand, ValueEnum};
 
+use crate::core::request::table::{cli_help, MAX_LIMIT};
+use crate::core::{MAX_BUDGET, MIN_BUDGET};
+
 const EXAMPLES: &str = r#"
 Examples:
   vault-search gradle kotlin bootstrap           ranked hits, Omnisearch first, local index offline
@@ -273,77 +276,59 @@ pub(crate) enum SortArg {
     Modified,
 }
 
+/// A search's flags: their names, help and bounds are the rows of the request table
+/// ([`crate::core::request::table`]; `request_check` holds the two together).
 #[derive(Debug, Clone, ClapArgs)]
 pub(crate) struct SearchArgs {
-    /// Words to search for; several words are joined with spaces. Supports "quoted phrases", -exclusions, path:X and ext:md. May be left out when a filter is given
-    #[arg(value_name = "QUERY", num_args = 0.., allow_hyphen_values = false)]
+    #[arg(value_name = "QUERY", num_args = 0.., allow_hyphen_values = false, help = cli_help("query"))]
     pub(crate) query: Vec<String>,
 
-    /// How many results to print (1-1000)
-    #[arg(short = 'n', long, default_value_t = 10, value_parser = clap::value_parser!(u16).range(1..=1000))]
+    #[arg(short = 'n', long, default_value_t = 10, value_parser = clap::value_parser!(u16).range(1..=MAX_LIMIT as i64), help = cli_help("limit"))]
     pub(crate) limit: u16,
 
-    /// Only notes below this vault-relative folder
-    #[arg(long, value_name = "F")]
+    #[arg(long, value_name = "F", help = cli_help("folder"))]
     pub(crate) folder: Option<String>,
 
-    /// Skip notes below this vault-relative folder (repeatable)
-    #[arg(long, value_name = "X")]
+    #[arg(long, value_name = "X", help = cli_help("exclude"))]
     pub(crate) exclude: Vec<String>,
 
-    /// Only notes with this tag, `#` optional; `project` also matches `project/alpha` (repeatable: all must hold)
-    #[arg(long, value_name = "T")]
+    #[arg(long, value_name = "T", help = cli_help("tags"))]
     pub(crate) tag: Vec<String>,
 
-    /// Only notes modified at or after WHEN: 2026-11-30, 2026-11-30T14:00, 7d, 12h, 30m, today, yesterday (local time)
-    #[arg(long, value_name = "WHEN")]
+    #[arg(long, value_name = "WHEN", help = cli_help("since"))]
     pub(crate) since: Option<String>,
 
-    /// Only notes modified at or before WHEN (same forms as --since)
-    #[arg(long, value_name = "WHEN")]
+    #[arg(long, value_name = "WHEN", help = cli_help("until"))]
     pub(crate) until: Option<String>,
 
-    /// Only notes whose frontmatter property KEY is VALUE (any case; a list: one of its items), or that have KEY at all (repeatable)
-    #[arg(long = "where", value_name = "KEY[=VALUE]")]
+    #[arg(long = "where", value_name = "KEY[=VALUE]", help = cli_help("where"))]
     pub(crate) where_: Vec<String>,
 
-    /// Only notes with a link (or embed) to NOTE: its vault-relative path, or a file name only one file has (repeatable: all must hold)
-    #[arg(long, value_name = "NOTE")]
+    #[arg(long, value_name = "NOTE", help = cli_help("links_to"))]
     pub(crate) links_to: Vec<String>,
 
-    /// Only the notes NOTE links to (same forms as --links-to; repeatable)
-    #[arg(long, value_name = "NOTE")]
+    #[arg(long, value_name = "NOTE", help = cli_help("linked_from"))]
     pub(crate) linked_from: Vec<String>,
 
-    /// Order of the results [without a query: modified]
-    #[arg(long, value_enum, default_value_t = SortArg::Relevance)]
-    pub(crate) sort: SortArg,
+    #[arg(long, value_enum, help = cli_help("sort"))]
+    pub(crate) sort: Option<SortArg>,
 
-    /// Which engine answers
-    #[arg(long, value_enum, default_value_t = SourceArg::Auto)]
+    #[arg(long, value_enum, default_value_t = SourceArg::Auto, help = cli_help("source"))]
     pub(crate) source: SourceArg,
 
-    /// Omnisearch HTTP port (1-65535) [default: $OMNISEARCH_PORT, else 51361]
-    #[arg(long, value_name = "P", value_parser = clap::value_parser!(u16).range(1..))]
+    #[arg(long, value_name = "P", value_parser = clap::value_parser!(u16).range(1..), help = cli_help("port"))]
     pub(crate) port: Option<u16>,
 
-    /// Search the index as it is, without the freshness check (for cron-maintained indexes)
-    #[arg(long)]
+    #[arg(long, help = cli_help("no_refresh"))]
     pub(crate) no_refresh: bool,
 
-    /// Also search the files Obsidian's "Excluded files" setting hides (local engine)
-    #[arg(long)]
+    #[arg(long, help = cli_help("include_ignored"))]
     pub(crate) include_ignored: bool,
 
-    /// Fit the whole output to this many tokens (100-1000000, estimated so as never to count
-    /// too few): the best hits' passages first, a line for the rest, fewer hits before a cut
-    /// passage; JSON is then printed on one line
-    #[arg(long, value_name = "TOKENS", value_parser = clap::value_parser!(u32).range(100..=1_000_000))]
+    #[arg(long, value_name = "TOKENS", value_parser = clap::value_parser!(u32).range(MIN_BUDGET as i64..=MAX_BUDGET as i64), help = cli_help("budget"))]
     pub(crate) budget: Option<u32>,
 
-    /// Text output: show each hit's passage (the lines that answer, numbered) instead of its
-    /// one-line excerpt
-    #[arg(long)]
+    #[arg(long, help = cli_help("passages"))]
     pub(crate) passages: bool,
 }
 

@@ -11,7 +11,8 @@ use anyhow::{bail, Context, Result};
 
 use super::args::{Args, ColorChoice, Command, GlobalArgs, IndexArgs, SearchArgs, SkillArgs};
 use super::vaults::check_vault;
-use crate::core::{Filters, Limits, PdfLimits, Scope, SearchOptions, Sort, Vault, DEFAULT_PORT};
+use crate::core::request::{Front, Resolved, SearchRequest};
+use crate::core::{Limits, PdfLimits, SearchOptions, Vault, DEFAULT_PORT};
 
 /// Everything a run needs, resolved.
 #[derive(Debug, Clone)]
@@ -27,10 +28,6 @@ pub(crate) struct Config {
     pub(crate) json: bool,
     /// Highlight matched words in text output.
     pub(crate) color: bool,
-    /// A search's token budget for the whole output (`--budget`).
-    pub(crate) budget: Option<usize>,
-    /// Text output shows passages (`--passages`).
-    pub(crate) passages: bool,
     /// PDF extraction (`per_run` is a search's budget; `index` lifts it).
     pub(crate) pdf: PdfLimits,
     /// What to do.
@@ -46,7 +43,7 @@ pub(crate) struct Config {
 )]
 pub(crate) enum Action {
     /// A search; the options carry the resolved vault and cache dir too.
-    Search(SearchOptions),
+    Search(Box<Resolved>),
     Index(IndexConfig),
     Status {
         port: u16,
@@ -125,14 +122,11 @@ impl Config {
         let cache_dir = cache_dir
             .or_else(|| env_nonempty("VAULT_SEARCH_CACHE_DIR").map(PathBuf::from))
             .or_else(|| directories::BaseDirs::new().map(|b| b.cache_dir().to_path_buf()));
-        let shown = match &command {
-            Some(Command::Search(s)) => s,
-            _ => &search,
-        };
-        let (budget, passages) = (shown.budget.map(|b| b as usize), shown.passages);
         let action = match command {
-            None => Action::Search(resolve_search(search, &vault, &cache_dir, pdf)?),
-            Some(Command::Search(s)) => Action::Search(resolve_search(s, &vault, &cache_dir, pdf)?),
+            None => Action::Search(Box::new(resolve_search(search, &vault, &cache_dir, pdf)?)),
+            Some(Command::Search(s)) => {
+                Action::Search(Box::new(resolve_search(s, &vault, &cache_dir, pdf)?))
+            }
             Some(Command::Index(IndexArgs {
                 rebuild,
                 max_note_bytes,
@@ -191,8 +185,6 @@ impl Config {
             cache_dir,
             json,
             color,
-            budget,
-            passages,
             pdf,
             action,
         })
@@ -308,55 +300,42 @@ fn resolve_search(
     vault: &Path,
     cache_dir: &Option<PathBuf>,
     pdf: PdfLimits,
-) -> Result<SearchOptions> {
-    let query = s.query.join(" ");
-    let filters = Filters::parse(&s.tag, s.since.as_deref(), s.until.as_deref(), &s.where_)?
-        .with_links(&s.links_to, &s.linked_from)?;
-    let wordless = query.trim().is_empty();
-    if wordless && filters.is_empty() {
-        bail!(
-            "the query is empty: give at least one word to search for, or a filter \
-             (--tag, --since, --until, --where, --links-to, --linked-from)"
-        );
-    }
-    let port = resolve_port(s.port)?;
-    if s.budget.is_some() && matches!(s.source, super::args::SourceArg::Both) {
-        bail!(
-            "--budget does not go with --source both (two engines' lists side by side, for people)"
-        );
-    }
-    Ok(SearchOptions {
-        vault: vault.to_path_buf(),
+) -> Result<Resolved> {
+    let base = SearchOptions {
         cache_dir: cache_dir.clone(),
-        query,
-        limit: usize::from(s.limit),
-        scope: Scope::new(s.folder.as_deref(), &s.exclude)?,
-        filters,
-        // Without words there is no relevance: the notes that pass the filters, newest first.
-        sort: if wordless {
-            Sort::Modified
-        } else {
-            s.sort.into()
-        },
-        source: s.source.into(),
-        port,
-        refresh: !s.no_refresh,
-        include_ignored: s.include_ignored,
+        port: resolve_port(s.port)?,
         limits: Limits {
             pdf,
             ..Limits::default()
         },
-        passage_bytes: passage_bytes_for(s.budget.map(|b| b as usize)),
-    })
+        ..SearchOptions::new(vault, "")
+    };
+    s.request().resolve(Front::Cli, &base)
 }
 
-/// A passage's cap for a response of `budget` tokens: the default without one; with one, twice
-/// the budget in bytes (the budget then decides how much of it each hit shows, best first).
-pub(crate) fn passage_bytes_for(budget: Option<usize>) -> usize {
-    budget.map_or(
-        crate::core::DEFAULT_PASSAGE_BYTES,
-        crate::core::passage_bytes_within,
-    )
+impl SearchArgs {
+    /// The request these flags make (the port resolved by the caller, with the environment).
+    fn request(self) -> SearchRequest {
+        SearchRequest {
+            query: self.query.join(" "),
+            limit: Some(u64::from(self.limit)),
+            folder: self.folder,
+            exclude: self.exclude,
+            tags: self.tag,
+            since: self.since,
+            until: self.until,
+            where_: self.where_,
+            links_to: self.links_to,
+            linked_from: self.linked_from,
+            sort: self.sort.map(Into::into),
+            source: Some(self.source.into()),
+            port: self.port,
+            no_refresh: self.no_refresh,
+            include_ignored: self.include_ignored,
+            budget: self.budget.map(u64::from),
+            passages: self.passages,
+        }
+    }
 }
 
 // The flags' values as the library sees them.

@@ -11,6 +11,8 @@ mod print;
 mod progress;
 mod read;
 mod related;
+#[cfg(test)]
+mod request_check;
 mod skill;
 mod vaults;
 
@@ -19,6 +21,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 
+use crate::core::request::Resolved;
 use config::{Action, Config};
 
 /// The whole program: parse, resolve, run, and map errors to one line and exit 2.
@@ -86,32 +89,32 @@ fn fit(response: &mut crate::SearchResponse, budget: usize, json: bool, style: p
 }
 
 /// A search, printed: its warnings to stderr, the answer to `out` (what writing it said).
-fn search(
-    config: &Config,
-    opts: &crate::SearchOptions,
-    out: &mut dyn Write,
-) -> Result<io::Result<()>> {
+fn search(config: &Config, asked: &Resolved, out: &mut dyn Write) -> Result<io::Result<()>> {
+    let opts = &asked.options;
     let mut response = if config.vaults.is_empty() {
         crate::search(opts)?
     } else {
         crate::search_vaults(&config.vaults, opts)?
     };
+    response
+        .warnings
+        .splice(0..0, asked.warnings.iter().cloned());
     let style = print::TextStyle {
         color: config.color,
         dated: opts.sort == crate::core::Sort::Modified,
-        passages: config.passages,
+        passages: asked.passages,
     };
-    if let Some(budget) = config.budget {
+    if let Some(budget) = asked.budget {
         fit(&mut response, budget, config.json, style);
     }
     // A budgeted JSON answer carries its warnings; saying them twice costs tokens.
-    if !(config.json && config.budget.is_some()) {
+    if !(config.json && asked.budget.is_some()) {
         warn_all(&response.warnings);
     }
     if response.stale && !config.json {
         eprintln!("vault-search: another process is updating the index; results may be stale");
     }
-    Ok(match (config.json, config.budget) {
+    Ok(match (config.json, asked.budget) {
         (true, None) => print::write_json(out, &response),
         (true, Some(_)) => print::json_bytes(&response, false)
             .and_then(|b| out.write_all(&b))

@@ -12,6 +12,9 @@ mod kind;
 mod links;
 mod options;
 mod related;
+// What the front-ends ask: the command line's, MCP's and serve's searches, one type.
+#[cfg(feature = "cli")]
+pub(crate) mod request;
 mod response;
 mod scope;
 mod vaults;

@@ -6,24 +6,18 @@
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
-/// Bytes of a vault-relative path, a folder or one list item (Linux's `PATH_MAX`).
-pub(crate) const MAX_PATH_BYTES: usize = 4096;
-/// Items of `exclude`, `tags` or `where`: a search names a few; none needs more.
-pub(crate) const MAX_LIST_ITEMS: usize = 64;
-/// Bytes of `since` or `until` (`2026-11-30T14:00` is 16).
-const MAX_WHEN_BYTES: usize = 64;
+#[cfg(test)]
+use crate::core::request::table::MAX_LIST_ITEMS;
+pub(crate) use crate::core::request::table::MAX_PATH_BYTES;
+use crate::core::request::table::{self, Front};
 
-/// One capped argument: its tool, its name, most items (1: a single value, not a list) and
-/// most bytes of each of its strings. `query` is not here: it is cut to its first words with a
-/// warning, not refused.
+/// One capped argument of a tool other than `search_notes` (whose caps are the request
+/// table's, [`table::Opt::cap`]): its tool, its name, most items (1: a single value, not a
+/// list) and most bytes of each of its strings. `query` is not capped: it is cut to its first
+/// words with a warning, not refused.
 pub(crate) const CAPS: &[(&str, &str, usize, usize)] = &[
-    ("search_notes", "folder", 1, MAX_PATH_BYTES),
-    ("search_notes", "exclude", MAX_LIST_ITEMS, MAX_PATH_BYTES),
-    ("search_notes", "tags", MAX_LIST_ITEMS, MAX_PATH_BYTES),
-    ("search_notes", "where", MAX_LIST_ITEMS, MAX_PATH_BYTES),
-    ("search_notes", "since", 1, MAX_WHEN_BYTES),
-    ("search_notes", "until", 1, MAX_WHEN_BYTES),
     ("read_note", "path", 1, MAX_PATH_BYTES),
+    ("read_note", "heading", 1, MAX_PATH_BYTES),
     ("related_notes", "path", 1, MAX_PATH_BYTES),
     (
         "read_note",
@@ -32,6 +26,17 @@ pub(crate) const CAPS: &[(&str, &str, usize, usize)] = &[
         MAX_PATH_BYTES,
     ),
 ];
+
+/// The caps of `tool`'s argument `name`: most items, most bytes of each string.
+pub(crate) fn cap_of(tool: &str, name: &str) -> Option<(usize, usize)> {
+    if tool == "search_notes" {
+        let cap = table::spelled(Front::Mcp, name)?.cap?;
+        return Some((cap.items, cap.bytes));
+    }
+    CAPS.iter()
+        .find(|c| c.0 == tool && c.1 == name)
+        .map(|c| (c.2, c.3))
+}
 
 /// Most argument names read from one call: a tool has about ten; the rest is refused by name
 /// later, and is not kept here.
@@ -67,7 +72,7 @@ impl Shape {
 
 /// Why `tool`'s argument `name` of this shape is refused, if it is over its cap.
 pub(crate) fn over_cap(tool: &str, name: &str, shape: Shape) -> Option<String> {
-    let &(_, _, items, bytes) = CAPS.iter().find(|c| c.0 == tool && c.1 == name)?;
+    let (items, bytes) = cap_of(tool, name)?;
     match shape {
         Shape::List { items: n, .. } if n > items => {
             Some(format!("{name} takes at most {items} items, not {n}"))
@@ -215,5 +220,17 @@ mod tests {
             None
         );
         assert_eq!(oversized_call("not json"), None);
+        // The link filters and a heading are capped too.
+        for (tool, name) in [
+            ("search_notes", "links_to"),
+            ("search_notes", "linked_from"),
+            ("read_note", "heading"),
+        ] {
+            let text = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                "params": {"name": tool, "arguments": {name: long}}})
+            .to_string();
+            let (_, why) = oversized_call(&text).unwrap();
+            assert_eq!(why, format!("{name} is at most 4096 bytes, not 4097"));
+        }
     }
 }

@@ -24,6 +24,8 @@ mod note_links;
 mod overview;
 mod read_note;
 mod related;
+#[cfg(test)]
+mod request_check;
 mod search_text;
 mod tools;
 
@@ -200,7 +202,7 @@ impl Server {
         description = "Ranked full-text search of the user's Obsidian vault (notes, not code). \
             Each hit's passage: answer from it citing path:line-end, else read_note its heading.",
         annotations(read_only_hint = true, idempotent_hint = true, open_world_hint = false),
-        input_schema = args::input_schema::<tools::SearchParams>(),
+        input_schema = tools::search_schema(),
         output_schema = output_schema()
     )]
     async fn search_notes(

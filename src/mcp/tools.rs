@@ -15,75 +15,80 @@ use serde::Deserialize;
 use super::args;
 use super::background::{Outcome, Phase};
 use super::context::Ctx;
+use crate::core::request::table::{self, DEFAULT_MCP_BUDGET};
+use crate::core::request::{Front, SearchRequest};
 use crate::dispatch::{self, Asked, OmnisearchFirst};
-use crate::{Filters, Scope, SearchOptions, SearchResponse, Sort, Source};
+use crate::{SearchOptions, SearchResponse, Sort, Source};
 
-/// Most hits one call may ask for: more would flood the conversation.
-pub(crate) const MAX_LIMIT: u64 = 50;
-const DEFAULT_LIMIT: u64 = 10;
 /// How long a search waits for a background refresh of an existing index before it reads
 /// the last commit instead.
 const REFRESH_WAIT: Duration = Duration::from_secs(1);
 /// How often a search waiting for the first build reports its progress, when asked to.
 const PROGRESS_EVERY: Duration = Duration::from_millis(500);
 
-/// Words of a query that count; the rest is left out, with a warning. Ranking a few hundred
-/// words already costs seconds; half a million kept a search busy for minutes.
-pub(crate) const MAX_QUERY_WORDS: usize = 256;
-/// Bytes of a query that count (a word a megabyte long is no search either).
-pub(crate) const MAX_QUERY_BYTES: usize = 4096;
-
 args::whole_arg!(limit_arg, "limit");
 args::whole_arg!(budget_arg, "budget");
 
-/// The token budget of a `search_notes` answer that names none: the five best hits' passages
-/// (the best ones whole) and a line for the rest, chosen by measurement (docs/agents.md,
-/// "Passages").
-pub(crate) const DEFAULT_BUDGET: u64 = 1500;
-
-/// `search_notes` arguments. New filters are added as optional fields. An argument not named
-/// here is refused, naming the ones there are: a model that writes `max_results` or `q` is told
-/// so and retries, rather than getting ten hits of something it did not ask for.
+/// `search_notes` arguments: the request table's rows MCP spells (their descriptions and
+/// bounds are put in the input schema from the table; `request_check` holds the names
+/// together). An argument not named here is refused, naming the ones there are: a model that
+/// writes `max_results` or `q` is told so and retries, rather than getting ten hits of
+/// something it did not ask for.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[schemars(transform = args::no_formats)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct SearchParams {
-    /// A few keywords (a sentence works too); "quoted phrase", -word to exclude; empty with a filter or sort: notes, newest first
     #[serde(default)]
     pub(crate) query: String,
-    /// Max hits (1-50, default 10)
     #[serde(default, deserialize_with = "limit_arg")]
-    #[schemars(range(min = 1, max = 50), with = "Option<u64>")]
+    #[schemars(with = "Option<u64>")]
     pub(crate) limit: Option<u64>,
-    /// Only notes below this folder
     pub(crate) folder: Option<String>,
-    /// Skip notes below these folders
     #[serde(default)]
     pub(crate) exclude: Vec<String>,
-    /// auto (default), omnisearch, local
     pub(crate) source: Option<SourceParam>,
-    /// All these tags ("a" also matches "a/b")
     #[serde(default)]
     pub(crate) tags: Vec<String>,
-    /// Modified since: 2026-11-30[T14:00], 7d, 12h, 30m, today, yesterday
     pub(crate) since: Option<String>,
-    /// Modified until (same forms)
     pub(crate) until: Option<String>,
-    /// Frontmatter conditions: "key=value" or "key" (has it)
     #[serde(default, rename = "where")]
     pub(crate) where_: Vec<String>,
-    /// relevance (default) or modified (newest first)
     pub(crate) sort: Option<SortParam>,
-    /// Notes linking to this note (path or name)
     #[serde(default)]
     pub(crate) links_to: String,
-    /// Notes this note links to
     #[serde(default)]
     pub(crate) linked_from: String,
-    /// Tokens for the whole answer (100-100000, default 1500)
+    #[serde(default)]
+    pub(crate) include_ignored: bool,
     #[serde(default, deserialize_with = "budget_arg")]
-    #[schemars(range(min = 100, max = 100000), with = "Option<u64>")]
+    #[schemars(with = "Option<u64>")]
     pub(crate) budget: Option<u64>,
+}
+
+/// `search_notes`' input schema: the arguments and their types from [`SearchParams`], their
+/// descriptions, bounds and defaults from the request table.
+pub(crate) fn search_schema() -> std::sync::Arc<rmcp::model::JsonObject> {
+    let mut schema = (*args::input_schema::<SearchParams>()).clone();
+    if let Some(serde_json::Value::Object(props)) = schema.get_mut("properties") {
+        for (name, prop) in props.iter_mut() {
+            let (Some(o), serde_json::Value::Object(prop)) =
+                (table::spelled(Front::Mcp, name), prop)
+            else {
+                continue;
+            };
+            let mut about = o.mcp_help.to_string();
+            if let (Some(b), Some(max)) = (o.bounds, o.max(Front::Mcp)) {
+                prop.insert("minimum".into(), b.min.into());
+                prop.insert("maximum".into(), max.into());
+                about = match o.default_on(Front::Mcp) {
+                    "" => format!("{about} ({}-{max})", b.min),
+                    d => format!("{about} ({}-{max}, default {d})", b.min),
+                };
+            }
+            prop.insert("description".into(), about.into());
+        }
+    }
+    std::sync::Arc::new(schema)
 }
 
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
@@ -101,40 +106,41 @@ pub(crate) enum SourceParam {
     Local,
 }
 
-/// The query's words, spaces collapsed, cut to [`MAX_QUERY_WORDS`] and [`MAX_QUERY_BYTES`];
-/// the warning when it was cut.
-fn capped_query(raw: &str) -> (String, Option<String>) {
-    let mut query = String::new();
-    let mut words = 0;
-    let mut cut = false;
-    for w in raw.split_whitespace() {
-        if words == MAX_QUERY_WORDS || query.len() + 1 + w.len() > MAX_QUERY_BYTES {
-            cut = true;
-            break;
+impl SearchParams {
+    /// The request these arguments make (an empty note name is no link filter, as an empty
+    /// `query` is no words).
+    pub(crate) fn request(self) -> SearchRequest {
+        let named = |n: String| -> Vec<String> {
+            Some(n)
+                .filter(|n| !n.trim().is_empty())
+                .into_iter()
+                .collect()
+        };
+        SearchRequest {
+            query: self.query,
+            limit: self.limit,
+            folder: self.folder,
+            exclude: self.exclude,
+            tags: self.tags,
+            since: self.since,
+            until: self.until,
+            where_: self.where_,
+            links_to: named(self.links_to),
+            linked_from: named(self.linked_from),
+            sort: self.sort.map(|s| match s {
+                SortParam::Relevance => Sort::Relevance,
+                SortParam::Modified => Sort::Modified,
+            }),
+            source: self.source.map(|s| match s {
+                SourceParam::Auto => Source::Auto,
+                SourceParam::Omnisearch => Source::Omnisearch,
+                SourceParam::Local => Source::Local,
+            }),
+            include_ignored: self.include_ignored,
+            budget: self.budget,
+            ..SearchRequest::default()
         }
-        if !query.is_empty() {
-            query.push(' ');
-        }
-        query.push_str(w);
-        words += 1;
     }
-    if query.is_empty() && cut {
-        // One word longer than the cap: its start.
-        let mut end = MAX_QUERY_BYTES;
-        let w = raw.trim_start();
-        while !w.is_char_boundary(end) {
-            end -= 1;
-        }
-        query = w[..end].to_string();
-    }
-    let warning = cut.then(|| {
-        format!(
-            "the query was cut to its first {} words: at most {MAX_QUERY_WORDS} words \
-             ({MAX_QUERY_BYTES} bytes) of a query count",
-            words.max(1)
-        )
-    });
-    (query, warning)
 }
 
 /// The structured answer is the `--json` object itself; how the index state shaped it (a
@@ -160,74 +166,24 @@ pub(crate) fn search_notes(
     p: SearchParams,
     progress: Option<&Progress>,
 ) -> CallToolResult {
-    let (query, cut) = capped_query(&p.query);
-    let filters = Filters::parse(&p.tags, p.since.as_deref(), p.until.as_deref(), &p.where_)
-        .and_then(|f| {
-            // Empty is absent, as `query` is.
-            let named = |n: &String| -> Vec<String> {
-                Some(n.clone())
-                    .filter(|n| !n.trim().is_empty())
-                    .into_iter()
-                    .collect()
-            };
-            f.with_links(&named(&p.links_to), &named(&p.linked_from))
-        });
-    let filters = match filters {
-        Ok(f) => f,
-        Err(e) => return tool_error(format!("{e:#}")),
-    };
-    let listing = !filters.is_empty() || p.sort.is_some() || p.folder.is_some();
-    if query.is_empty() && !listing {
-        return tool_error(
-            "query is empty: give a few words to search for, or a filter (folder, tags, since, \
-             until, where, links_to, linked_from) or sort=modified to list notes",
-        );
-    }
-    // Without words there is no relevance: the notes that pass the filters, newest first.
-    let sort = match p.sort {
-        _ if query.is_empty() => Sort::Modified,
-        Some(SortParam::Modified) => Sort::Modified,
-        Some(SortParam::Relevance) | None => Sort::Relevance,
-    };
-    let limit = p.limit.unwrap_or(DEFAULT_LIMIT);
-    if !(1..=MAX_LIMIT).contains(&limit) {
-        return tool_error(format!("limit must be 1-{MAX_LIMIT}, not {limit}"));
-    }
-    let budget = p.budget.unwrap_or(DEFAULT_BUDGET);
-    if !(crate::MIN_BUDGET as u64..=MAX_BUDGET).contains(&budget) {
-        return tool_error(format!(
-            "budget must be {}-{MAX_BUDGET} tokens, not {budget}",
-            crate::MIN_BUDGET
-        ));
-    }
-    let budget = budget as usize;
-    let scope = match Scope::new(p.folder.as_deref(), &p.exclude) {
-        Ok(s) => s,
-        Err(e) => return tool_error(format!("{e:#}")),
-    };
-    let source = match p.source.unwrap_or(SourceParam::Auto) {
-        SourceParam::Auto => Source::Auto,
-        SourceParam::Omnisearch => Source::Omnisearch,
-        SourceParam::Local => Source::Local,
-    };
-    let mut opts = SearchOptions {
-        vault: ctx.opts.vault.clone(),
+    let base = SearchOptions {
         cache_dir: ctx.opts.cache_dir.clone(),
-        query,
-        limit: limit as usize,
-        scope,
-        filters,
-        sort,
-        source,
         port: ctx.opts.port,
-        refresh: true,
-        include_ignored: false,
         limits: crate::core::Limits {
             pdf: ctx.opts.pdf,
             ..crate::core::Limits::default()
         },
-        passage_bytes: (budget / 4).clamp(crate::DEFAULT_PASSAGE_BYTES, 16 * 1024),
+        ..SearchOptions::new(&ctx.opts.vault, "")
     };
+    let (folder, tags) = (p.folder.clone(), p.tags.clone());
+    let asked = match p.request().resolve(Front::Mcp, &base) {
+        Ok(asked) => asked,
+        Err(e) => return tool_error(format!("{e:#}")),
+    };
+    let budget = asked.budget.unwrap_or(DEFAULT_MCP_BUDGET as usize);
+    let cut = asked.warnings.into_iter().next();
+    let mut opts = asked.options;
+    let source = opts.source;
     let (mut notice, mut asked) = (None, None);
     if source != Source::Omnisearch {
         match prepare_local(ctx, &mut opts, progress, budget) {
@@ -243,12 +199,10 @@ pub(crate) fn search_notes(
         None => crate::search(&opts),
     };
     match searched {
-        Ok(r) if r.results.is_empty() && (p.folder.is_some() || !p.tags.is_empty()) => {
+        Ok(r) if r.results.is_empty() && (folder.is_some() || !tags.is_empty()) => {
             // Nothing in a folder or with a tag that does not exist: say which names do.
             let unknown = dispatch::folders_and_tags(opts.cache_dir.as_deref(), &opts.vault)
-                .and_then(|names| {
-                    super::hints::unknown_names(p.folder.as_deref(), &p.tags, &names)
-                });
+                .and_then(|names| super::hints::unknown_names(folder.as_deref(), &tags, &names));
             match unknown {
                 Some(why) => tool_error(why),
                 None => answer(budget, with_notice(with_notice(r, notice), cut)),
@@ -370,9 +324,6 @@ fn wait_for_first_build(
         }
     }
 }
-
-/// Most tokens a caller may give one answer.
-pub(crate) const MAX_BUDGET: u64 = 100_000;
 
 pub(crate) use super::search_text::to_text;
 

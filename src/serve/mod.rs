@@ -25,6 +25,7 @@ mod notes;
 pub(crate) mod omniquery;
 pub(crate) mod omnishape;
 pub(crate) mod percent;
+mod request;
 pub(crate) mod watch;
 
 use std::path::PathBuf;
@@ -35,7 +36,7 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 
-use crate::core::Scope;
+use crate::core::request::Front;
 use crate::local::liveness::Beacon;
 use crate::local::Store;
 use crate::{SearchOptions, Source};
@@ -210,21 +211,13 @@ impl App {
         }
     }
 
-    fn options(
-        &self,
-        query: &str,
-        limit: usize,
-        scope: Scope,
-        include_ignored: bool,
-    ) -> SearchOptions {
-        let mut o = SearchOptions::new(&self.vault, query);
+    /// What every search of `serve` has: its index, kept current by the watcher.
+    fn base(&self) -> SearchOptions {
+        let mut o = SearchOptions::new(&self.vault, "");
         o.cache_dir = Some(self.cache_dir.clone());
         o.source = Source::Local;
         // The watcher keeps the index current: a walk per request would only repeat its work.
         o.refresh = false;
-        o.limit = limit;
-        o.scope = scope;
-        o.include_ignored = include_ignored;
         o.limits.pdf = self.pdf;
         o
     }
@@ -244,9 +237,13 @@ impl App {
         if let Some(body) = version.and_then(|v| self.answers.get(v, q)) {
             return Response::json(200, body.to_vec());
         }
-        let mut opts = self.options(q, OMNI_LIMIT, Scope::default(), false);
-        // The plugin's reply has no passages: none are cut (`/api/search` has them).
-        opts.passage_bytes = 0;
+        let opts = SearchOptions {
+            query: q.to_string(),
+            limit: OMNI_LIMIT,
+            // The plugin's reply has no passages: none are cut (`/api/search` has them).
+            passage_bytes: 0,
+            ..self.base()
+        };
         match self.index.search(&opts) {
             Ok(r) => {
                 // A search that warned (an index rebuilt or built in memory, a bad exclusion
@@ -267,29 +264,29 @@ impl App {
         }
     }
 
-    /// The `--json` object, with the CLI's filters as parameters.
+    /// The `--json` object, with the command line's search options as parameters (the
+    /// request table's), fitted to `budget` tokens when one is given.
     fn api_search(&self, req: &Request) -> Response {
-        let q = req.param("q").unwrap_or_default();
-        if q.trim().is_empty() {
-            return Response::error(400, "the query is empty: pass q=");
-        }
-        let limit = match req.param("limit").map(str::parse::<usize>) {
-            None => 10,
-            Some(Ok(n)) if (1..=1000).contains(&n) => n,
-            Some(_) => return Response::error(400, "limit must be 1-1000"),
+        let asked = request::read(req).and_then(|r| {
+            r.resolve(Front::Serve, &self.base())
+                .map_err(|e| format!("{e:#}"))
+        });
+        let asked = match asked {
+            Ok(a) => a,
+            Err(why) => return Response::error(400, &why),
         };
-        let excludes: Vec<String> = req.params_named("exclude").map(str::to_string).collect();
-        let scope = match Scope::new(req.param("folder").filter(|f| !f.is_empty()), &excludes) {
-            Ok(s) => s,
-            Err(e) => return Response::error(400, &format!("{e:#}")),
-        };
-        let include_ignored = matches!(req.param("include_ignored"), Some("1" | "true"));
-        let opts = self.options(q, limit, scope, include_ignored);
-        match self.index.search(&opts) {
+        match self.index.search(&asked.options) {
             Ok(mut r) => {
                 r.results
                     .retain(|h| crate::omnisearch::is_safe_relative(&h.path));
                 r.total_results = r.results.len();
+                r.warnings.splice(0..0, asked.warnings);
+                if let Some(budget) = asked.budget {
+                    let cost = |r: &crate::SearchResponse| {
+                        crate::estimate_tokens(&serde_json::to_string(r).unwrap_or_default())
+                    };
+                    crate::fit_to_budget(&mut r, budget, &cost);
+                }
                 Response::json(200, serde_json::to_vec(&r).unwrap_or_default())
             }
             Err(e) => Response::error(500, &format!("{e:#}")),

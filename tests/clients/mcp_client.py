@@ -107,6 +107,20 @@ async def run(binary: str, root: Path) -> None:
             r = await session.call_tool("search_notes", {"query": "gradle", "limit": 99})
             check(r.is_error, "limit 99 is refused")
 
+            # Every text argument has its cap, the link filters and a heading too.
+            long = "x" * 4097
+            for tool, args in [
+                ("search_notes", {"query": "gradle", "links_to": long}),
+                ("search_notes", {"query": "gradle", "linked_from": long}),
+                ("search_notes", {"query": "gradle", "folder": long}),
+                ("read_note", {"path": "Dev/kotlin.md", "heading": long}),
+            ]:
+                r = await session.call_tool(tool, args)
+                check(r.is_error and "at most 4096 bytes" in text_of(r), f"{tool} {list(args)}: {text_of(r)}")
+            # A filter without words lists notes; so does a folder alone.
+            r = await session.call_tool("search_notes", {"folder": "Dev", "source": "local"})
+            check(not r.is_error and r.structured_content["total_results"] == 2, f"folder listing: {text_of(r)}")
+
             # No words, newest first: every note (the SDK validates this answer too).
             r = await session.call_tool("search_notes", {"sort": "modified", "source": "local"})
             check(not r.is_error and r.structured_content["total_results"] == len(NOTES), f"listing: {text_of(r)}")
